@@ -1,0 +1,170 @@
+"""Read and validate sim2real's self-describing ONNX policy files.
+
+Shared by the training side (``sim2real.export``) and the robot side (the ROS node, the sim-to-sim
+check): it needs only numpy and onnxruntime. The schema is documented in ``docs/policy_schema.md``.
+
+All metadata lives in one ``metadata_props`` entry, ``sim2real``, holding a JSON object, plus
+``sim2real_schema_version`` so that a reader can reject a file before parsing it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+METADATA_KEY = "sim2real"
+VERSION_KEY = "sim2real_schema_version"
+INPUT_NAME = "obs"
+OUTPUT_NAME = "actions"
+
+# Keys every file must carry, and the per-joint arrays whose length must equal the joint count.
+REQUIRED_KEYS = (
+    "schema_version", "task_id", "robot", "joint_names", "default_joint_pos", "action", "observations",
+    "commands", "stiffness", "damping", "effort_limit", "velocity_limit", "joint_pos_limits", "control_dt",
+    "physics_dt", "training",
+)
+PER_JOINT_KEYS = ("default_joint_pos", "stiffness", "damping", "effort_limit", "velocity_limit", "joint_pos_limits")
+
+
+class PolicyFileError(ValueError):
+    """The file is not a sim2real policy, or not one this version can read. The message says why."""
+
+
+@dataclass(frozen=True)
+class PolicyMetadata:
+    """Typed view of the metadata; ``raw`` keeps every field, including ones this reader ignores."""
+
+    raw: dict[str, Any]
+
+    @property
+    def joint_names(self) -> list[str]:
+        return list(self.raw["joint_names"])
+
+    @property
+    def num_joints(self) -> int:
+        return len(self.raw["joint_names"])
+
+    def joint_array(self, key: str) -> np.ndarray:
+        """A per-joint array in policy order (``joint_pos_limits`` has shape (n, 2))."""
+        return np.asarray(self.raw[key], dtype=np.float64)
+
+    @property
+    def action_scale(self) -> np.ndarray:
+        return np.broadcast_to(np.asarray(self.raw["action"]["scale"], dtype=np.float64), (self.num_joints,))
+
+    @property
+    def action_offset(self) -> np.ndarray:
+        return np.broadcast_to(np.asarray(self.raw["action"]["offset"], dtype=np.float64), (self.num_joints,))
+
+    @property
+    def action_clip(self) -> float | None:
+        return self.raw["action"].get("clip")
+
+    @property
+    def observations(self) -> list[dict[str, Any]]:
+        """Observation terms in input order: ``name``, ``size``, ``scale`` and ``clip`` (or None)."""
+        return list(self.raw["observations"])
+
+    @property
+    def obs_dim(self) -> int:
+        return sum(int(term["size"]) for term in self.raw["observations"])
+
+    @property
+    def command_names(self) -> list[str]:
+        return list(self.raw["commands"]["names"])
+
+    @property
+    def command_ranges(self) -> np.ndarray:
+        """(num_commands, 2) trained ranges, min and max."""
+        return np.asarray(self.raw["commands"]["ranges"], dtype=np.float64)
+
+    @property
+    def control_dt(self) -> float:
+        return float(self.raw["control_dt"])
+
+    @property
+    def physics_dt(self) -> float:
+        return float(self.raw["physics_dt"])
+
+    def targets_from_actions(self, actions: np.ndarray) -> np.ndarray:
+        """Joint position targets (policy order) from raw network outputs, as in training."""
+        clip = self.action_clip
+        if clip is not None:
+            actions = np.clip(actions, -clip, clip)
+        return self.action_offset + self.action_scale * actions
+
+
+def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyMetadata:
+    """Check the schema version, required keys and per-joint lengths; raise PolicyFileError naming the problem."""
+    version = meta.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise PolicyFileError(
+            f"{source}: sim2real schema version {version!r}, this reader supports {SCHEMA_VERSION}; "
+            "re-export the policy with a matching sim2real version"
+        )
+    missing = [key for key in REQUIRED_KEYS if key not in meta]
+    if missing:
+        raise PolicyFileError(f"{source}: sim2real metadata is missing required key(s): {', '.join(missing)}")
+    n = len(meta["joint_names"])
+    for key in PER_JOINT_KEYS:
+        if len(meta[key]) != n:
+            raise PolicyFileError(f"{source}: '{key}' has {len(meta[key])} entries for {n} joints")
+    if len(meta["commands"]["names"]) != len(meta["commands"]["ranges"]):
+        raise PolicyFileError(f"{source}: 'commands' names and ranges differ in length")
+    return PolicyMetadata(meta)
+
+
+def read_metadata(path: str | Path) -> PolicyMetadata:
+    """Read and validate the metadata of an exported policy without running it."""
+    return _open(path)[1]
+
+
+class OnnxPolicy:
+    """An exported policy ready to run: ``policy(obs) -> actions`` on float32 arrays of shape (batch, obs_dim)."""
+
+    def __init__(self, path: str | Path, intra_op_threads: int = 1):
+        self.session, self.metadata = _open(path, intra_op_threads)
+        self.path = Path(path)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        obs = np.asarray(obs, dtype=np.float32)
+        if obs.ndim == 1:
+            return self.session.run([OUTPUT_NAME], {INPUT_NAME: obs[None]})[0][0]
+        return self.session.run([OUTPUT_NAME], {INPUT_NAME: obs})[0]
+
+
+def _open(path: str | Path, intra_op_threads: int = 1):
+    import onnxruntime as ort
+
+    path = Path(path)
+    if not path.is_file():
+        raise PolicyFileError(f"{path}: no such policy file")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = intra_op_threads
+    try:
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises several private exception types
+        raise PolicyFileError(f"{path}: not a readable ONNX model ({exc})") from exc
+    props = session.get_modelmeta().custom_metadata_map
+    if METADATA_KEY not in props:
+        raise PolicyFileError(
+            f"{path}: ONNX model has no '{METADATA_KEY}' metadata: not exported by sim2real "
+            f"(found metadata keys: {sorted(props) or 'none'})"
+        )
+    try:
+        meta = json.loads(props[METADATA_KEY])
+    except json.JSONDecodeError as exc:
+        raise PolicyFileError(f"{path}: '{METADATA_KEY}' metadata is not valid JSON ({exc})") from exc
+    metadata = validate_metadata(meta, str(path))
+    inputs = {i.name: i.shape for i in session.get_inputs()}
+    if INPUT_NAME not in inputs or inputs[INPUT_NAME][-1] != metadata.obs_dim:
+        raise PolicyFileError(
+            f"{path}: expected input '{INPUT_NAME}' of width {metadata.obs_dim} (sum of observation terms), "
+            f"model has {inputs}"
+        )
+    return session, metadata

@@ -1,0 +1,12 @@
+"""Robot specifications: the one source of truth per robot.
+
+Plain data (no Isaac Lab, no torch): the Isaac Lab articulation config, the ONNX metadata, the
+native-MuJoCo sim-to-sim check and the ROS node all derive from these objects.
+"""
+
+from sim2real.robots.spec import JointGroup, RobotSpec
+from sim2real.robots.go2 import GO2
+
+ROBOTS: dict[str, RobotSpec] = {GO2.name: GO2}
+
+__all__ = ["GO2", "ROBOTS", "JointGroup", "RobotSpec"]

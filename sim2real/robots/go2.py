@@ -1,0 +1,30 @@
+"""Unitree Go2 quadruped (MJCF from unitreerobotics/unitree_mujoco, BSD-3-Clause)."""
+
+from sim2real.robots.spec import JointGroup, RobotSpec
+
+_LEGS = ("FL", "FR", "RL", "RR")
+
+GO2 = RobotSpec(
+    name="go2",
+    mjcf="go2.xml",
+    usd="usd/go2.usdc",
+    # Isaac Lab's articulation order (leg-major, hip/thigh/calf); the MJCF actuators are FR, FL, RR, RL.
+    joint_names=tuple(f"{leg}_{part}_joint" for leg in _LEGS for part in ("hip", "thigh", "calf")),
+    default_joint_pos={
+        "[FR]L_hip_joint": 0.1,
+        "[FR]R_hip_joint": -0.1,
+        "F[LR]_thigh_joint": 0.8,
+        "R[LR]_thigh_joint": 1.0,  # rear thighs further back: a higher, more stable stance
+        ".*_calf_joint": -1.5,
+    },
+    # PD gains of Isaac Lab's and unitree_rl_gym's Go2 (Kp 25, Kd 0.5); effort limits from the MJCF motors
+    # (23.7 / 45.43 N m); no-load speeds from Unitree's Go2 motor data (30.1 / 15.7 rad/s).
+    joint_groups=(
+        JointGroup(".*_(hip|thigh)_joint", stiffness=25.0, damping=0.5, effort_limit=23.7, velocity_limit=30.1),
+        JointGroup(".*_calf_joint", stiffness=25.0, damping=0.5, effort_limit=45.43, velocity_limit=15.7),
+    ),
+    base_body="base_link",
+    foot_bodies=tuple(f"{leg}_calf" for leg in _LEGS),
+    init_base_height=0.35,
+    undesired_contact_bodies=("base_link", *(f"{leg}_thigh" for leg in _LEGS), *(f"{leg}_hip" for leg in _LEGS)),
+)

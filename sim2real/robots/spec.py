@@ -1,0 +1,91 @@
+"""Data types describing a robot once, for every consumer."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from sim2real import ASSETS_DIR
+
+
+@dataclass(frozen=True)
+class JointGroup:
+    """Joints sharing one actuator model. ``pattern`` is a regex matched against joint names."""
+
+    pattern: str
+    stiffness: float  # Kp [N m / rad]
+    damping: float  # Kd [N m s / rad]
+    effort_limit: float  # peak torque [N m]
+    velocity_limit: float  # no-load speed [rad/s]; the DC-motor torque-speed curve reaches 0 torque here
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """Everything about a robot that training, export, sim-to-sim and deployment must agree on.
+
+    ``joint_names`` is the policy's joint order. Every consumer maps joints by name, never by index,
+    because Isaac Lab, the MJCF and the robot's driver each order joints differently.
+    """
+
+    name: str
+    mjcf: str  # relative to assets/robots/<name>/
+    usd: str  # relative to assets/robots/<name>/
+    joint_names: tuple[str, ...]
+    default_joint_pos: dict[str, float]  # regex -> standing-pose angle [rad]
+    joint_groups: tuple[JointGroup, ...]
+    base_body: str
+    foot_bodies: tuple[str, ...]  # bodies carrying the foot collision geoms
+    init_base_height: float  # base height at spawn [m]
+    feet_pattern: str = ".*_foot"
+    undesired_contact_bodies: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def root(self) -> Path:
+        return ASSETS_DIR / "robots" / self.name
+
+    @property
+    def mjcf_path(self) -> Path:
+        return self.root / self.mjcf
+
+    @property
+    def usd_path(self) -> Path:
+        return self.root / self.usd
+
+    @cached_property
+    def asset_hash(self) -> str:
+        """sha256 over the MJCF and USD bytes: identifies the exact model a policy was trained on."""
+        digest = hashlib.sha256()
+        for path in (self.mjcf_path, self.usd_path):
+            digest.update(path.read_bytes())
+        return digest.hexdigest()
+
+    def per_joint(self, table: dict[str, float]) -> list[float]:
+        """Resolve a regex -> value table to a value per joint in policy order."""
+        return [_match_one(table, joint) for joint in self.joint_names]
+
+    def group_of(self, joint: str) -> JointGroup:
+        matches = [g for g in self.joint_groups if re.fullmatch(g.pattern, joint)]
+        if len(matches) != 1:
+            raise ValueError(f"joint {joint!r} matches {len(matches)} joint groups of {self.name}, expected 1")
+        return matches[0]
+
+    def joint_table(self) -> dict[str, list[float]]:
+        """Per-joint arrays in policy order, as written into exported policies."""
+        groups = [self.group_of(j) for j in self.joint_names]
+        return {
+            "default_joint_pos": self.per_joint(self.default_joint_pos),
+            "stiffness": [g.stiffness for g in groups],
+            "damping": [g.damping for g in groups],
+            "effort_limit": [g.effort_limit for g in groups],
+            "velocity_limit": [g.velocity_limit for g in groups],
+        }
+
+
+def _match_one(table: dict[str, float], name: str) -> float:
+    values = [v for pattern, v in table.items() if re.fullmatch(pattern, name)]
+    if len(values) != 1:
+        raise ValueError(f"{name!r} matches {len(values)} patterns in {sorted(table)}, expected 1")
+    return values[0]
