@@ -1,0 +1,41 @@
+"""rsl-rl PPO runner configs: asymmetric actor-critic with empirical normalisation, field-standard PPO settings."""
+
+from isaaclab.utils import configclass
+from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
+
+
+@configclass
+class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
+    num_steps_per_env = 24
+    max_iterations = 300
+    save_interval = 50
+    experiment_name = "locomotion"
+    # the critic sees the policy's observations plus the privileged group
+    obs_groups = {"actor": ["policy"], "critic": ["policy", "critic"]}
+    clip_actions = 10.0  # raw-action clip, written into exported policies as action.clip
+    actor = RslRlMLPModelCfg(
+        hidden_dims=[128, 128, 128],
+        activation="elu",
+        obs_normalization=True,
+        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
+    )
+    critic = RslRlMLPModelCfg(hidden_dims=[128, 128, 128], activation="elu", obs_normalization=True)
+    algorithm = RslRlPpoAlgorithmCfg(
+        value_loss_coef=1.0,
+        use_clipped_value_loss=True,
+        clip_param=0.2,
+        entropy_coef=0.01,
+        num_learning_epochs=5,
+        num_mini_batches=4,
+        learning_rate=1.0e-3,
+        schedule="adaptive",
+        gamma=0.99,
+        lam=0.95,
+        desired_kl=0.01,
+        max_grad_norm=1.0,
+    )
+
+
+@configclass
+class Go2FlatPPORunnerCfg(LocomotionPPORunnerCfg):
+    experiment_name = "go2_flat"

@@ -1,0 +1,245 @@
+"""Velocity-tracking locomotion on flat ground, shared by every legged robot.
+
+Robots subclass :class:`VelocityEnvCfg` and set ``robot`` (a :class:`~sim2real.robots.RobotSpec`); everything
+that names bodies or joints is derived from the spec in ``__post_init__``, so a variant overrides only what
+changes. Policy observation order and scales are documented in ``docs/observations.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import MISSING
+
+import isaaclab.sim as sim_utils
+from isaaclab.assets import ArticulationCfg, AssetBaseCfg
+from isaaclab.envs import ManagerBasedRLEnvCfg
+from isaaclab.managers import EventTermCfg as EventTerm
+from isaaclab.managers import ObservationGroupCfg as ObsGroup
+from isaaclab.managers import ObservationTermCfg as ObsTerm
+from isaaclab.managers import RewardTermCfg as RewTerm
+from isaaclab.managers import SceneEntityCfg
+from isaaclab.managers import TerminationTermCfg as DoneTerm
+from isaaclab.scene import InteractiveSceneCfg
+from isaaclab.sensors import ContactSensorCfg
+from isaaclab.sim import SimulationCfg
+from isaaclab.utils import configclass
+from isaaclab.utils.noise import UniformNoiseCfg as Unoise
+
+from sim2real import ASSETS_DIR
+from sim2real.robots import ROBOTS, RobotSpec
+from sim2real.robots.isaaclab import articulation_cfg
+from sim2real.tasks import mdp
+from sim2real.tasks.physics import newton_cpu
+
+GROUND_USD = str(ASSETS_DIR / "ground" / "ground_plane.usda")
+
+
+@configclass
+class SceneCfg(InteractiveSceneCfg):
+    ground = AssetBaseCfg(
+        prim_path="/World/ground",
+        spawn=sim_utils.GroundPlaneCfg(
+            usd_path=GROUND_USD,
+            physics_material=sim_utils.RigidBodyMaterialCfg(static_friction=1.0, dynamic_friction=1.0),
+        ),
+    )
+    robot: ArticulationCfg = MISSING  # set from the robot spec
+    contact_forces = ContactSensorCfg(prim_path="{ENV_REGEX_NS}/Robot/.*", history_length=3, track_air_time=True)
+
+
+@configclass
+class CommandsCfg:
+    base_velocity = mdp.UniformVelocityCommandCfg(
+        asset_name="robot",
+        resampling_time_range=(4.0, 8.0),
+        rel_standing_envs=0.1,  # some envs learn to stand still on a zero command
+        heading_command=False,  # yaw-rate commands, as a joystick or nav stack sends them
+        debug_vis=False,
+        ranges=mdp.UniformVelocityCommandCfg.Ranges(lin_vel_x=(-1.0, 1.0), lin_vel_y=(-0.6, 0.6), ang_vel_z=(-1.0, 1.0)),
+    )
+
+
+@configclass
+class ActionsCfg:
+    joint_pos = mdp.DelayedJointPositionActionCfg(
+        asset_name="robot", joint_names=[".*"], scale=0.25, use_default_offset=True, preserve_order=True,
+        delay_range=(0, 2),
+    )
+
+
+@configclass
+class PolicyObsCfg(ObsGroup):
+    """What the robot measures (IMU, joint encoders) plus the command and its own last action, with sensor noise."""
+
+    base_ang_vel = ObsTerm(func=mdp.base_ang_vel, noise=Unoise(n_min=-0.2, n_max=0.2))
+    projected_gravity = ObsTerm(func=mdp.projected_gravity, noise=Unoise(n_min=-0.05, n_max=0.05))
+    velocity_commands = ObsTerm(func=mdp.generated_commands, params={"command_name": "base_velocity"})
+    joint_pos = ObsTerm(func=mdp.joint_pos_rel, params={"asset_cfg": SceneEntityCfg("robot", preserve_order=True)},
+                        noise=Unoise(n_min=-0.01, n_max=0.01))
+    joint_vel = ObsTerm(func=mdp.joint_vel_rel, params={"asset_cfg": SceneEntityCfg("robot", preserve_order=True)},
+                        noise=Unoise(n_min=-1.5, n_max=1.5))
+    actions = ObsTerm(func=mdp.last_action)
+
+    def __post_init__(self):
+        self.enable_corruption = True
+        self.concatenate_terms = True
+
+
+@configclass
+class CriticObsCfg(PolicyObsCfg):
+    """The policy terms noise-free, plus privileged state and this env's randomised physics."""
+
+    base_lin_vel = ObsTerm(func=mdp.base_lin_vel)
+    base_height = ObsTerm(func=mdp.base_height)
+    foot_contacts = ObsTerm(func=mdp.contact_states, params={"sensor_cfg": SceneEntityCfg("contact_forces")})
+    friction = ObsTerm(func=mdp.shape_friction)
+    base_mass = ObsTerm(func=mdp.body_mass, params={"asset_cfg": SceneEntityCfg("robot")})
+    base_com = ObsTerm(func=mdp.body_com, params={"asset_cfg": SceneEntityCfg("robot")})
+    gain_scale = ObsTerm(func=mdp.actuator_gain_scale)
+    action_delay = ObsTerm(func=mdp.action_delay)
+
+    def __post_init__(self):
+        self.enable_corruption = False
+        self.concatenate_terms = True
+
+
+@configclass
+class ObservationsCfg:
+    policy: PolicyObsCfg = PolicyObsCfg()
+    critic: CriticObsCfg = CriticObsCfg()
+
+
+@configclass
+class EventsCfg:
+    """Domain randomisation, on by default; every range is a config field."""
+
+    # startup: per-env physical parameters
+    friction = EventTerm(
+        func=mdp.randomize_rigid_body_material,
+        mode="startup",
+        params={
+            "asset_cfg": SceneEntityCfg("robot", body_names=".*"),
+            "static_friction_range": (0.4, 1.25),
+            "dynamic_friction_range": (0.4, 1.25),
+            "restitution_range": (0.0, 0.0),
+            "num_buckets": 64,
+        },
+    )
+    added_base_mass = EventTerm(
+        func=mdp.randomize_rigid_body_mass,
+        mode="startup",
+        params={"asset_cfg": SceneEntityCfg("robot"), "mass_distribution_params": (-1.0, 3.0), "operation": "add"},
+    )
+    base_com = EventTerm(
+        func=mdp.randomize_rigid_body_com,
+        mode="startup",
+        params={"asset_cfg": SceneEntityCfg("robot"), "com_range": {"x": (-0.03, 0.03), "y": (-0.03, 0.03),
+                                                                  "z": (-0.02, 0.02)}},
+    )
+    motor_strength = EventTerm(
+        func=mdp.randomize_actuator_gains,
+        mode="startup",
+        params={
+            "asset_cfg": SceneEntityCfg("robot", joint_names=".*"),
+            "stiffness_distribution_params": (0.8, 1.2),
+            "damping_distribution_params": (0.8, 1.2),
+            "operation": "scale",
+        },
+    )
+    # reset: where and how each episode starts
+    reset_base = EventTerm(
+        func=mdp.reset_root_state_uniform,
+        mode="reset",
+        params={
+            "pose_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "yaw": (-math.pi, math.pi)},
+            "velocity_range": {k: (-0.5, 0.5) for k in ("x", "y", "z", "roll", "pitch", "yaw")},
+        },
+    )
+    reset_joints = EventTerm(
+        func=mdp.reset_joints_by_scale, mode="reset", params={"position_range": (0.5, 1.5), "velocity_range": (0, 0)}
+    )
+    # interval: disturbances
+    push_robot = EventTerm(
+        func=mdp.push_by_setting_velocity,
+        mode="interval",
+        interval_range_s=(10.0, 15.0),
+        params={"velocity_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}},
+    )
+
+
+@configclass
+class RewardsCfg:
+    track_lin_vel_xy_exp = RewTerm(
+        func=mdp.track_lin_vel_xy_exp, weight=1.5, params={"command_name": "base_velocity", "std": math.sqrt(0.25)}
+    )
+    track_ang_vel_z_exp = RewTerm(
+        func=mdp.track_ang_vel_z_exp, weight=0.75, params={"command_name": "base_velocity", "std": math.sqrt(0.25)}
+    )
+    lin_vel_z_l2 = RewTerm(func=mdp.lin_vel_z_l2, weight=-2.0)
+    ang_vel_xy_l2 = RewTerm(func=mdp.ang_vel_xy_l2, weight=-0.05)
+    dof_torques_l2 = RewTerm(func=mdp.joint_torques_l2, weight=-2.0e-4)
+    dof_acc_l2 = RewTerm(func=mdp.joint_acc_l2, weight=-2.5e-7)
+    action_rate_l2 = RewTerm(func=mdp.action_rate_l2, weight=-0.01)
+    flat_orientation_l2 = RewTerm(func=mdp.flat_orientation_l2, weight=-2.5)
+    dof_pos_limits = RewTerm(func=mdp.joint_pos_limits, weight=-5.0)
+    feet_air_time = RewTerm(
+        func=mdp.feet_air_time,
+        weight=0.25,
+        params={"sensor_cfg": SceneEntityCfg("contact_forces"), "command_name": "base_velocity", "threshold": 0.5},
+    )
+    undesired_contacts = RewTerm(
+        func=mdp.undesired_contacts, weight=-1.0, params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0}
+    )
+
+
+@configclass
+class TerminationsCfg:
+    time_out = DoneTerm(func=mdp.time_out, time_out=True)
+    base_contact = DoneTerm(
+        func=mdp.illegal_contact, params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0}
+    )
+
+
+@configclass
+class VelocityEnvCfg(ManagerBasedRLEnvCfg):
+    """50 Hz policy over 200 Hz physics: the rate of Unitree's own controllers and of Isaac Lab's stock tasks."""
+
+    robot: str = MISSING
+    """Name of a robot in :data:`sim2real.robots.ROBOTS`: the single source of joints, gains and bodies."""
+    sim: SimulationCfg = SimulationCfg(physics=newton_cpu(), device="cpu")
+    scene: SceneCfg = SceneCfg(num_envs=256, env_spacing=2.5)
+    observations: ObservationsCfg = ObservationsCfg()
+    actions: ActionsCfg = ActionsCfg()
+    commands: CommandsCfg = CommandsCfg()
+    rewards: RewardsCfg = RewardsCfg()
+    terminations: TerminationsCfg = TerminationsCfg()
+    events: EventsCfg = EventsCfg()
+
+    def __post_init__(self):
+        self.decimation = 4
+        self.episode_length_s = 20.0
+        self.sim.dt = 0.005
+        self.sim.render_interval = self.decimation
+        self.scene.contact_forces.update_period = self.sim.dt
+        if self.robot is not MISSING:
+            self.apply_robot(ROBOTS[self.robot])
+
+    def apply_robot(self, spec: RobotSpec) -> None:
+        """Point every body- and joint-naming term at ``spec``; called once from ``__post_init__``."""
+        self.scene.robot = articulation_cfg(spec)
+        base, feet = spec.base_body, list(spec.foot_bodies)
+        self.observations.critic.foot_contacts.params["sensor_cfg"].body_names = feet
+        self.observations.critic.base_mass.params["asset_cfg"].body_names = base
+        self.observations.critic.base_com.params["asset_cfg"].body_names = base
+        self.events.added_base_mass.params["asset_cfg"].body_names = base
+        self.events.base_com.params["asset_cfg"].body_names = base
+        self.rewards.feet_air_time.params["sensor_cfg"].body_names = feet
+        self.rewards.undesired_contacts.params["sensor_cfg"].body_names = [
+            b for b in spec.undesired_contact_bodies if b != base
+        ]
+        self.terminations.base_contact.params["sensor_cfg"].body_names = base
+        for term in (self.actions.joint_pos,):
+            term.joint_names = list(spec.joint_names)
+        for group in (self.observations.policy, self.observations.critic):
+            for name in ("joint_pos", "joint_vel"):
+                getattr(group, name).params["asset_cfg"].joint_names = list(spec.joint_names)

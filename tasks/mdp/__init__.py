@@ -1,0 +1,15 @@
+"""The shared MDP vocabulary: Isaac Lab's terms plus the few sim2real adds. Tasks vary configs, not terms."""
+
+from isaaclab.envs.mdp import *  # noqa: F403
+from isaaclab_tasks.core.velocity.mdp import feet_air_time, feet_slide  # noqa: F401
+
+from .actions import DelayedJointPositionAction, DelayedJointPositionActionCfg  # noqa: F401
+from .observations import (  # noqa: F401
+    action_delay,
+    actuator_gain_scale,
+    base_height,
+    body_com,
+    body_mass,
+    contact_states,
+    shape_friction,
+)

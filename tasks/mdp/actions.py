@@ -1,0 +1,62 @@
+"""Joint position actions with a per-env latency, the most common sim-to-real gap on legged robots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import torch
+from isaaclab.envs.mdp.actions import JointPositionAction, JointPositionActionCfg
+from isaaclab.utils import configclass
+
+if TYPE_CHECKING:
+    from isaaclab.envs import ManagerBasedEnv
+
+
+class DelayedJointPositionAction(JointPositionAction):
+    """Applies the target computed ``delay`` policy steps ago; ``delay`` is drawn per env at each reset.
+
+    A ring of the last ``max_delay + 1`` targets is kept per env; slot 0 is the newest. After a reset the ring is
+    filled with the default pose, so a delayed env first holds its stance.
+    """
+
+    cfg: DelayedJointPositionActionCfg
+
+    def __init__(self, cfg: DelayedJointPositionActionCfg, env: ManagerBasedEnv):
+        super().__init__(cfg, env)
+        lo, hi = cfg.delay_range
+        if not 0 <= lo <= hi:
+            raise ValueError(f"delay_range must satisfy 0 <= min <= max, got {cfg.delay_range}")
+        self.delay = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
+        self._history = torch.zeros(self.num_envs, hi + 1, self.action_dim, device=self.device)
+        self._history[:] = self._default_targets()[:, None]
+        self._delayed_targets = self._history[:, 0].clone()
+        self._env_index = torch.arange(self.num_envs, device=self.device)
+
+    def _default_targets(self) -> torch.Tensor:
+        offset = self._offset if isinstance(self._offset, torch.Tensor) else torch.zeros(1, self.action_dim)
+        return offset.expand(self.num_envs, self.action_dim).to(self.device)
+
+    def process_actions(self, actions: torch.Tensor) -> None:
+        super().process_actions(actions)
+        self._history = torch.roll(self._history, shifts=1, dims=1)
+        self._history[:, 0] = self._processed_actions
+        self._delayed_targets = self._history[self._env_index, self.delay]
+
+    def apply_actions(self) -> None:
+        self._asset.set_joint_position_target_index(target=self._delayed_targets, joint_ids=self._joint_ids)
+
+    def reset(self, env_ids: Sequence[int] | None = None) -> None:
+        super().reset(env_ids)
+        ids = self._env_index[env_ids if env_ids is not None else slice(None)]
+        lo, hi = self.cfg.delay_range
+        self.delay[ids] = torch.randint(lo, hi + 1, (len(ids),), device=self.device)
+        self._history[ids] = self._default_targets()[ids][:, None].clone()
+        self._delayed_targets[ids] = self._history[ids, 0]
+
+
+@configclass
+class DelayedJointPositionActionCfg(JointPositionActionCfg):
+    class_type: type = DelayedJointPositionAction
+    delay_range: tuple[int, int] = (0, 0)
+    """Inclusive range of the per-env delay in policy steps (0 = apply this step's target)."""
