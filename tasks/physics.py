@@ -11,12 +11,12 @@ from isaaclab_newton.physics import MJWarpSolverCfg, NewtonCfg, NewtonShapeCfg
 
 
 def newton_cpu() -> NewtonCfg:
+    """Stock solver settings with one substep per 5 ms physics step instead of two: ~3x faster on the CPU, same
+    standing height and foot contact. Fewer solver iterations bought nothing (the solve converges early)."""
     return NewtonCfg(
         solver_cfg=MJWarpSolverCfg(
             njmax=65,
             nconmax=35,
-            iterations=10,
-            ls_iterations=10,
             cone="pyramidal",
             impratio=1.0,
             integrator="implicitfast",

@@ -32,7 +32,7 @@ def body_mass(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg) -> torch.Tensor
 def body_com(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg) -> torch.Tensor:
     """Centre of mass of the selected bodies in their own frames [m]; randomisation shifts it per env."""
     asset = env.scene[asset_cfg.name]
-    return asset.data.body_com_pose_b.torch[:, asset_cfg.body_ids, :3].flatten(1)
+    return asset.data.body_com_pos_b.torch[:, asset_cfg.body_ids].flatten(1)
 
 
 def actuator_gain_scale(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")) -> torch.Tensor:

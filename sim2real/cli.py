@@ -1,0 +1,121 @@
+"""The ``sim2real`` command line. Run ``sim2real <command> --help`` for each command's options."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_TASK = "Sim2Real-Velocity-Flat-Go2-v0"
+
+OVERRIDES_HELP = """\
+overrides (Hydra syntax, any env or agent field):
+  env.scene.num_envs=1024          number of parallel environments
+  agent.max_iterations=1500        PPO iterations (each = num_steps_per_env x num_envs env steps)
+  device=cuda:0                    env AND learner device (default cpu)
+  physics=newton_gpu               physics preset (default: newton_cpu on cpu, newton_gpu on cuda)
+  seed=7  run_name=myrun           seed (set before env creation) and run-folder suffix
+  env.events.push_robot=null       disable a term (randomisation, reward, ...)
+A wrong key or a value of the wrong type is an error that lists the valid keys.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="sim2real",
+        description="Train, check and export robot policies: Isaac Lab tasks, rsl-rl PPO, ONNX, native MuJoCo.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+
+    tasks = commands.add_parser("tasks", help="list the registered tasks")
+    tasks.set_defaults(func=_tasks)
+
+    train = commands.add_parser(
+        "train", help="train a policy (CPU by default)", epilog=OVERRIDES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Train a task with PPO. Writes logs/<experiment>/<time>/: resolved config (params/), run.json "
+        "(versions, git revision, command), TensorBoard events, checkpoints model_<it>.pt and train.log.",
+    )
+    train.add_argument("--task", default=DEFAULT_TASK, help=f"task id (default {DEFAULT_TASK}; see `sim2real tasks`)")
+    train.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) from its latest "
+                       "checkpoint: iteration count, weights, optimiser and normaliser state")
+    train.add_argument("--log-root", type=Path, default=Path("logs"), help="where run folders go (default logs/)")
+    train.add_argument("overrides", nargs="*", help="Hydra-style key=value overrides (see below)")
+    train.set_defaults(func=_train)
+
+    play = commands.add_parser(
+        "play", help="run a trained checkpoint and report survival and velocity tracking",
+        description="Load a checkpoint into its task (few envs, no pushes), run whole episodes with the "
+        "deterministic policy and print survival time and velocity-tracking errors; saves a plot.",
+        epilog=OVERRIDES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    play.add_argument("run", help="run folder (latest checkpoint) or a model_<it>.pt file")
+    play.add_argument("--num-envs", type=int, default=16)
+    play.add_argument("--episodes", type=int, default=1, help="episodes per env")
+    play.add_argument("overrides", nargs="*")
+    play.set_defaults(func=_play)
+
+    export = commands.add_parser(
+        "export", help="export a checkpoint to a self-describing ONNX file",
+        description="Export the deterministic actor with its observation normaliser to one ONNX file with the "
+        "metadata a robot needs (docs/policy_schema.md), check ONNX vs PyTorch parity, write a JSON copy.",
+    )
+    export.add_argument("run", help="run folder (latest checkpoint) or a model_<it>.pt file")
+    export.add_argument("--out", type=Path, help="output .onnx path (default <run>/exported/policy.onnx)")
+    export.set_defaults(func=_export)
+
+    sim2sim = commands.add_parser(
+        "sim2sim", help="check an exported policy in native MuJoCo", add_help=False,
+        description="Run an exported ONNX policy in native MuJoCo through a scripted command schedule.",
+    )
+    sim2sim.add_argument("args", nargs=argparse.REMAINDER, help="see `sim2real sim2sim --help`")
+    sim2sim.set_defaults(func=_sim2sim)
+
+    args = parser.parse_args(argv)
+    from sim2real.config import ConfigError
+
+    try:
+        return args.func(args) or 0
+    except (ConfigError, FileNotFoundError) as exc:
+        print(f"sim2real {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from sim2real.config import task_ids
+
+    print("\n".join(task_ids()))
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from sim2real.train import train
+
+    run_dir = train(args.task, args.overrides, log_root=args.log_root, resume=args.resume)
+    print(f"run folder: {run_dir}\n  tensorboard --logdir {run_dir}\n  sim2real play {run_dir}\n"
+          f"  sim2real export {run_dir}")
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from sim2real.play import play
+
+    report = play(args.run, args.overrides, num_envs=args.num_envs, episodes=args.episodes)
+    return 0 if report["survival_rate"] > 0 else 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    from sim2real.export_run import export_run
+
+    export_run(args.run, args.out)
+    return 0
+
+
+def _sim2sim(args: argparse.Namespace) -> int:
+    from sim2real.export.sim2sim import main as sim2sim_main
+
+    return sim2sim_main(args.args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

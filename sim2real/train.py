@@ -1,0 +1,94 @@
+"""Training with rsl-rl PPO on an Isaac Lab task: one device setting, seeded before env creation, resumable."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from sim2real.config import ConfigError, RunConfig, load_task, to_plain
+from sim2real.runlog import new_run_dir, read_run_info, resolve_checkpoint, write_run_info
+
+
+def seed_everything(seed: int) -> None:
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def check_device(device: str) -> None:
+    import torch
+
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"device={device} requested but no CUDA GPU is usable here; use device=cpu")
+
+
+def make_env(run: RunConfig):
+    """The gym env wrapped for rsl-rl. Call inside :func:`simulation`."""
+    import gymnasium as gym
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
+
+    env = gym.make(run.task, cfg=run.env)
+    return RslRlVecEnvWrapper(env, clip_actions=run.agent.clip_actions)
+
+
+def simulation(run: RunConfig):
+    """Isaac Lab's kit-less launcher: Newton physics, no Isaac Sim, no visualiser."""
+    from isaaclab.app.sim_launcher import launch_simulation
+
+    return launch_simulation(run.env, {"device": run.settings["device"], "visualizer": "none"})
+
+
+def make_runner(env, run: RunConfig, log_dir: Path | None):
+    import importlib.metadata
+
+    from isaaclab_rl.rsl_rl.utils import handle_deprecated_rsl_rl_cfg
+    from rsl_rl.runners import OnPolicyRunner
+
+    from sim2real.progress import ProgressLogger
+
+    agent = handle_deprecated_rsl_rl_cfg(run.agent, importlib.metadata.version("rsl-rl-lib"))
+    runner = OnPolicyRunner(env, agent.to_dict(), log_dir=str(log_dir) if log_dir else None, device=agent.device)
+    runner.logger.__class__ = ProgressLogger  # same state and TensorBoard scalars, one console line per iteration
+    return runner
+
+
+def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume: str | None = None) -> Path:
+    """Train ``task`` (or resume the run at ``resume``) and return the run folder."""
+    if resume is not None:
+        run_dir, checkpoint = resolve_checkpoint(resume)
+        info = read_run_info(run_dir)
+        task = info["task"]
+        overrides = [*_settings_overrides(info["settings"]), *info.get("overrides", []), *overrides]
+    run = load_task(task, overrides)
+    check_device(run.settings["device"])
+    if resume is None:
+        run_dir = new_run_dir(log_root, run.agent.experiment_name, run.settings["run_name"])
+        write_run_info(run_dir, task, run.settings, overrides, to_plain(run.env), to_plain(run.agent), sys.argv)
+    seed_everything(run.settings["seed"])
+    with simulation(run):
+        env = make_env(run)
+        runner = make_runner(env, run, run_dir)
+        start = 0
+        if resume is not None:
+            runner.load(str(checkpoint))
+            start = runner.current_learning_iteration + 1
+            runner.current_learning_iteration = start
+            print(f"resuming {run_dir} from {checkpoint.name} at iteration {start}/{run.agent.max_iterations}")
+        remaining = run.agent.max_iterations - start
+        if remaining > 0:
+            print(f"training {task}: {run.env.scene.num_envs} envs on {run.settings['device']} "
+                  f"({run.settings['physics']}), {remaining} iterations -> {run_dir}")
+            runner.learn(num_learning_iterations=remaining, init_at_random_ep_len=resume is None)
+        else:
+            print(f"{run_dir} already finished {run.agent.max_iterations} iterations; raise agent.max_iterations")
+        env.close()
+    return run_dir
+
+
+def _settings_overrides(settings: dict) -> list[str]:
+    return [f"{k}={v}" for k, v in settings.items() if v not in (None, "")]
+
