@@ -71,7 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     sim2sim.add_argument("args", nargs=argparse.REMAINDER, help="see `sim2real sim2sim --help`")
     sim2sim.set_defaults(func=_sim2sim)
 
-    args = parser.parse_args(argv)
+    # overrides may come before or after options (argparse stops collecting a positional list at an option)
+    args, extra = parser.parse_known_args(argv)
+    if extra and hasattr(args, "overrides") and not any(e.startswith("-") for e in extra):
+        args.overrides += extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     from sim2real.config import ConfigError
 
     try:

@@ -1,0 +1,155 @@
+"""Assemble, embed and rewrite the ``sim2real`` metadata of a policy file (schema: ``docs/policy_schema.md``).
+
+No torch here: the metadata is built from the robot spec (``sim2real.robots``), the MJCF (joint limits, read
+with ``mujoco``) and plain numbers from the task config, so the CLI can also re-stamp an existing file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim2real import REPO_ROOT
+from sim2real.robots import RobotSpec
+from sim2real.runlog import git_revision, package_versions
+
+from ._reader import METADATA_KEY, SCHEMA_VERSION, VERSION_KEY, validate_metadata
+from .obs_terms import check_terms
+
+collect_versions = package_versions  # the versions a run records are the versions its policy carries
+
+
+def joint_limits_from_mjcf(mjcf: str | Path, joint_names: Sequence[str]) -> list[list[float]]:
+    """Position limits [lo, hi] of each named joint, read from the MJCF by name (never by index)."""
+    import mujoco
+
+    model = mujoco.MjModel.from_xml_path(str(mjcf))
+    limits = []
+    for name in joint_names:
+        joint_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        if joint_id < 0:
+            raise ValueError(f"joint {name!r} not found in {mjcf}")
+        if not model.jnt_limited[joint_id]:
+            raise ValueError(f"joint {name!r} has no position limits in {mjcf}")
+        limits.append([float(v) for v in model.jnt_range[joint_id]])
+    return limits
+
+
+def build_metadata(
+    *,
+    task_id: str,
+    robot: RobotSpec,
+    observations: Sequence[Mapping[str, Any]],
+    commands: Mapping[str, Sequence[float]],
+    action_scale: float | Sequence[float],
+    action_clip: float | None,
+    control_dt: float,
+    physics_dt: float,
+    run_id: str = "unknown",
+    git_rev: str | None = None,
+    versions: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The schema-1 ``sim2real`` object for a policy trained on ``task_id`` with ``robot``.
+
+    ``observations`` are the actor's terms in input order, each ``{name, size, scale, clip}``; ``commands``
+    maps command name -> trained [lo, hi], in the order of the ``velocity_commands`` term. Per-joint values
+    come from the robot spec (policy order); the action offset is the default pose, as in Isaac Lab's
+    ``JointPositionActionCfg(use_default_offset=True)``. Validated with the shared reader before returning.
+    """
+    table = robot.joint_table()
+    terms = [_plain_term(term) for term in observations]
+    check_terms(terms, len(robot.joint_names), len(commands))
+    meta = {
+        "schema_version": SCHEMA_VERSION,
+        "task_id": task_id,
+        "robot": {
+            "name": robot.name,
+            "mjcf": robot.mjcf_path.relative_to(REPO_ROOT).as_posix(),
+            "asset_sha256": robot.asset_hash,
+        },
+        "joint_names": list(robot.joint_names),
+        "default_joint_pos": table["default_joint_pos"],
+        "action": {
+            "scale": _plain_number_or_list(action_scale),
+            "offset": table["default_joint_pos"],
+            "clip": None if action_clip is None else float(action_clip),
+        },
+        "observations": terms,
+        "commands": {"names": list(commands), "ranges": [[float(v) for v in r] for r in commands.values()]},
+        "stiffness": table["stiffness"],
+        "damping": table["damping"],
+        "effort_limit": table["effort_limit"],
+        "velocity_limit": table["velocity_limit"],
+        "joint_pos_limits": joint_limits_from_mjcf(robot.mjcf_path, robot.joint_names),
+        "control_dt": float(control_dt),
+        "physics_dt": float(physics_dt),
+        "training": {
+            "run_id": run_id,
+            "git_revision": git_rev if git_rev is not None else git_revision(),
+            "versions": dict(versions) if versions is not None else collect_versions(),
+            "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        },
+    }
+    validate_metadata(meta)
+    return meta
+
+
+def embed_metadata(model: Any, meta: Mapping[str, Any], validate: bool = True) -> None:
+    """Replace the ``metadata_props`` of an ``onnx.ModelProto`` with ``meta``.
+
+    ``validate=False`` exists only to build deliberately broken files in tests.
+    """
+    import onnx
+
+    if validate:
+        validate_metadata(dict(meta))
+    onnx.helper.set_model_props(model, {VERSION_KEY: str(meta.get("schema_version")), METADATA_KEY: json.dumps(meta)})
+
+
+def save_onnx(model: Any, path: str | Path) -> Path:
+    """Save ``model`` as ONE self-contained file: weights inline, never an external ``.data`` file."""
+    import onnx
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save_model(model, str(path), save_as_external_data=False)
+    return path
+
+
+def write_json_copy(policy_path: str | Path, meta: Mapping[str, Any]) -> Path:
+    """Write the human-readable ``<stem>.json`` copy next to a policy file (readers use the embedded copy)."""
+    json_path = Path(policy_path).with_suffix(".json")
+    json_path.write_text(json.dumps(meta, indent=2) + "\n")
+    return json_path
+
+
+def rewrite_metadata(src: str | Path, dst: str | Path, meta: Mapping[str, Any], validate: bool = True) -> Path:
+    """Copy the policy ``src`` to ``dst`` with new metadata (re-stamping, or corrupting one in a test)."""
+    import onnx
+
+    model = onnx.load_model(str(src), load_external_data=True)
+    embed_metadata(model, meta, validate=validate)
+    write_json_copy(save_onnx(model, dst), meta)
+    return Path(dst)
+
+
+def _plain_term(term: Mapping[str, Any]) -> dict[str, Any]:
+    """JSON-ready copy of an observation term (numpy/torch scalars and tuples become floats and lists)."""
+    clip = term.get("clip")
+    return {
+        "name": str(term["name"]),
+        "size": int(term["size"]),
+        "scale": _plain_number_or_list(term.get("scale", 1.0)),
+        "clip": None if clip is None else [float(clip[0]), float(clip[1])],
+    }
+
+
+def _plain_number_or_list(value: float | Sequence[float]) -> float | list[float]:
+    if np.ndim(value) == 0:
+        return float(value)  # type: ignore[arg-type]
+    return [float(v) for v in np.ravel(value)]

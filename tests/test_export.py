@@ -1,0 +1,192 @@
+"""ONNX export: self-contained file, metadata round-trip, parity with PyTorch, reader errors (CPU, no Isaac Lab)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+import torch
+from sim2real.export import ParityError, actor_from_runner, build_metadata, export_policy, rewrite_metadata
+from sim2real.export._reader import OnnxPolicy, PolicyFileError, read_metadata
+from sim2real.export.metadata import collect_versions, git_revision
+from tensordict import TensorDict
+
+from sim2real.robots import GO2
+
+N = len(GO2.joint_names)
+COMMANDS = {"lin_vel_x": (-1.0, 1.0), "lin_vel_y": (-0.5, 0.5), "ang_vel_z": (-1.0, 1.0)}
+TERMS = [
+    {"name": "base_ang_vel", "size": 3, "scale": 0.25, "clip": None},
+    {"name": "projected_gravity", "size": 3, "scale": 1.0, "clip": None},
+    {"name": "velocity_commands", "size": 3, "scale": 1.0, "clip": None},
+    {"name": "joint_pos", "size": N, "scale": 1.0, "clip": None},
+    {"name": "joint_vel", "size": N, "scale": 0.05, "clip": [-100.0, 100.0]},
+    {"name": "actions", "size": N, "scale": 1.0, "clip": None},
+]
+OBS_DIM = sum(t["size"] for t in TERMS)
+
+
+def make_metadata(**overrides: Any) -> dict[str, Any]:
+    """Go2 flat-velocity metadata as the training side would write it (fixed git/versions: fast, hermetic)."""
+    kwargs = dict(
+        task_id="Sim2Real-Velocity-Flat-Go2-v0",
+        robot=GO2,
+        observations=TERMS,
+        commands=COMMANDS,
+        action_scale=0.25,
+        action_clip=None,
+        control_dt=0.02,
+        physics_dt=0.005,
+        run_id="test",
+        git_rev="0" * 40,
+        versions={"torch": torch.__version__},
+    )
+    return build_metadata(**{**kwargs, **overrides})
+
+
+def constant_policy(path: Path, action: float | list[float] = 0.0, meta: dict | None = None) -> Path:
+    """Export a policy whose output ignores the observation: zero weights, bias = ``action``."""
+    net = torch.nn.Linear(OBS_DIM, N)
+    with torch.no_grad():
+        net.weight.zero_()
+        net.bias.copy_(torch.as_tensor(np.broadcast_to(action, (N,)).copy()))
+    export_policy(net, meta or make_metadata(), path)
+    return path
+
+
+class _FakeVecEnv:
+    """Just enough of rsl-rl's VecEnv to build an OnPolicyRunner and run a few PPO iterations."""
+
+    num_envs, num_actions, max_episode_length, device, cfg = 8, N, 100, "cpu", {}
+
+    def __init__(self) -> None:
+        self.episode_length_buf = torch.zeros(self.num_envs, dtype=torch.long)
+        self.gen = torch.Generator().manual_seed(0)
+        # far from N(0, 1), so a normaliser left out of the graph would show up in the parity check
+        self.mean, self.std = torch.linspace(-3, 5, OBS_DIM), torch.linspace(0.1, 4, OBS_DIM)
+
+    def get_observations(self) -> TensorDict:
+        obs = self.mean + self.std * torch.randn(self.num_envs, OBS_DIM, generator=self.gen)
+        return TensorDict({"policy": obs}, batch_size=[self.num_envs])
+
+    def step(self, actions: torch.Tensor):
+        return self.get_observations(), torch.randn(self.num_envs, generator=self.gen), torch.zeros(self.num_envs), {}
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from rsl_rl.runners import OnPolicyRunner
+
+    mlp = {"class_name": "MLPModel", "hidden_dims": [32, 32], "activation": "elu", "obs_normalization": True}
+    cfg = {
+        "algorithm": {"class_name": "PPO", "num_learning_epochs": 1, "num_mini_batches": 1},
+        "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 1.0}},
+        "critic": mlp,
+        "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
+        "num_steps_per_env": 8,
+        "save_interval": 50,
+        "logger": "tensorboard",
+    }
+    runner = OnPolicyRunner(_FakeVecEnv(), cfg, log_dir=None, device="cpu")
+    runner.learn(2)  # updates the empirical normaliser away from mean 0 / std 1
+    return runner
+
+
+@pytest.fixture(scope="module")
+def exported(runner, tmp_path_factory) -> tuple[Path, dict, dict]:
+    path = tmp_path_factory.mktemp("export") / "policy.onnx"
+    meta = make_metadata()
+    return path, meta, export_policy(actor_from_runner(runner), meta, path)
+
+
+def test_single_self_contained_file(exported):
+    path, _, report = exported
+    assert sorted(p.name for p in path.parent.iterdir()) == ["policy.json", "policy.onnx"]
+    model = onnx.load(str(path), load_external_data=False)
+    assert not any(init.external_data for init in model.graph.initializer)
+    assert model.opset_import[0].version >= 17
+    assert report["size_bytes"] == path.stat().st_size
+
+
+def test_io_names_and_dynamic_batch(exported):
+    model = onnx.load(str(exported[0]))
+    (inp,), (out,) = model.graph.input, model.graph.output
+    assert (inp.name, out.name) == ("obs", "actions")
+    assert inp.type.tensor_type.shape.dim[0].dim_param  # symbolic, not a fixed 1
+    assert inp.type.tensor_type.shape.dim[1].dim_value == OBS_DIM
+
+
+def test_metadata_round_trips(exported):
+    path, meta, _ = exported
+    assert read_metadata(path).raw == meta
+    assert json.loads(path.with_suffix(".json").read_text()) == meta
+    assert meta["joint_names"] == list(GO2.joint_names)
+    assert meta["robot"]["mjcf"] == "assets/robots/go2/go2.xml"
+    assert meta["joint_pos_limits"][2] == pytest.approx([-2.7227, -0.83776])  # FL calf, read from the MJCF by name
+
+
+def test_parity_report(exported):
+    report = exported[2]
+    assert set(report["parity"]) == {"raw_batch1", "raw_batch64", "normalised_batch1", "normalised_batch64"}
+    assert report["max_abs_err"] <= 1e-5
+
+
+@pytest.mark.parametrize("batch", [1, 64])
+def test_onnx_matches_pytorch_actor(runner, exported, batch):
+    """Independent of the built-in check: the reader's session vs the rsl-rl actor on raw TensorDict inputs."""
+    actor = actor_from_runner(runner)
+    obs = _FakeVecEnv().mean + _FakeVecEnv().std * torch.randn(batch, OBS_DIM)
+    with torch.no_grad():
+        expected = actor(TensorDict({"policy": obs}, batch_size=[batch])).numpy()
+    actual = OnnxPolicy(exported[0])(obs.numpy())
+    np.testing.assert_allclose(actual, expected, atol=1e-5)
+
+
+def test_parity_failure_raises_and_leaves_no_file(tmp_path):
+    path = tmp_path / "policy.onnx"
+    with pytest.raises(ParityError, match="differ"):
+        export_policy(torch.nn.Linear(OBS_DIM, N), make_metadata(), path, parity_tol=-1.0)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_shape_mismatch_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="12 joints"):
+        export_policy(torch.nn.Linear(OBS_DIM, 5), make_metadata(), tmp_path / "policy.onnx")
+
+
+def test_unknown_observation_term_is_refused():
+    with pytest.raises(ValueError, match="height_scan"):
+        make_metadata(observations=[*TERMS, {"name": "height_scan", "size": 10, "scale": 1.0, "clip": None}])
+
+
+def test_reader_rejects_foreign_onnx(tmp_path):
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Identity", ["obs"], ["actions"])],
+        "foreign",
+        [onnx.helper.make_tensor_value_info("obs", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
+        [onnx.helper.make_tensor_value_info("actions", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
+    )
+    path = tmp_path / "foreign.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)]), str(path))
+    with pytest.raises(PolicyFileError, match="no 'sim2real' metadata"):
+        read_metadata(path)
+
+
+def test_reader_names_missing_key(exported, tmp_path):
+    meta = {k: v for k, v in exported[1].items() if k != "stiffness"}
+    broken = rewrite_metadata(exported[0], tmp_path / "broken.onnx", meta, validate=False)
+    with pytest.raises(PolicyFileError, match=r"missing required key.*stiffness"):
+        read_metadata(broken)
+
+
+def test_training_info_helpers(tmp_path):
+    versions = collect_versions()
+    assert torch.__version__.startswith(versions["torch"])  # the wheel metadata omits the local "+cu130" tag
+    assert set(versions) >= {"torch", "isaaclab", "rsl-rl-lib", "onnx", "onnxruntime", "mujoco", "numpy"}
+    revision = git_revision()
+    assert revision == "unknown" or len(revision.removesuffix("-dirty")) == 40
+    assert git_revision(tmp_path) == "unknown"  # not a git work tree
