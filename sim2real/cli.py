@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return args.func(args) or 0
-    except (ConfigError, FileNotFoundError) as exc:
+    except (ConfigError, FileNotFoundError, ValueError) as exc:  # bad input: say what, exit 2, touch nothing
         print(f"sim2real {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

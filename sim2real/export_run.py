@@ -8,7 +8,7 @@ from pathlib import Path
 from sim2real.config import load_task
 from sim2real.robots import ROBOTS
 from sim2real.runlog import read_run_info, resolve_checkpoint
-from sim2real.train import make_env, make_runner, simulation
+from sim2real.train import load_checkpoint, make_env, make_runner, simulation
 
 
 def export_run(run_path: str, out: Path | None = None) -> dict:
@@ -36,7 +36,7 @@ def export_run(run_path: str, out: Path | None = None) -> dict:
     with simulation(run):
         env = make_env(run)
         runner = make_runner(env, run, log_dir=None)
-        runner.load(str(checkpoint), load_cfg={"actor": True}, strict=True)
+        load_checkpoint(runner, checkpoint, actor_only=True)
         out = out or run_dir / "exported" / "policy.onnx"
         report = export_policy(actor_from_runner(runner), metadata, out)
         env.close()

@@ -7,12 +7,11 @@ from pathlib import Path
 
 from sim2real.config import load_task
 from sim2real.runlog import read_run_info, resolve_checkpoint
-from sim2real.train import check_device, make_env, make_runner, seed_everything, simulation
+from sim2real.train import check_device, load_checkpoint, make_env, make_runner, seed_everything, simulation
 
 
 def play(run_path: str, overrides: list[str], num_envs: int = 16, episodes: int = 1) -> dict:
     """Roll out ``episodes`` full episodes per env with the deterministic policy; returns and prints a report."""
-    import torch
 
     run_dir, checkpoint = resolve_checkpoint(run_path)
     info = read_run_info(run_dir)
@@ -24,7 +23,7 @@ def play(run_path: str, overrides: list[str], num_envs: int = 16, episodes: int 
     with simulation(run):
         env = make_env(run)
         runner = make_runner(env, run, log_dir=None)
-        runner.load(str(checkpoint), load_cfg={"actor": True}, strict=True)
+        load_checkpoint(runner, checkpoint, actor_only=True)
         policy = runner.get_inference_policy(device=run.settings["device"])
         trace = _rollout(env, policy, steps=episodes * int(env.max_episode_length))
         env.close()

@@ -56,6 +56,27 @@ def make_runner(env, run: RunConfig, log_dir: Path | None):
     return runner
 
 
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be loaded; the message names the file and what is wrong."""
+
+
+def load_checkpoint(runner, path: Path, actor_only: bool = False) -> None:
+    """Load ``path`` into ``runner``; a truncated, foreign or mismatched file raises :class:`CheckpointError`."""
+    import torch
+
+    try:
+        state = torch.load(path, weights_only=False, map_location=runner.device)
+    except Exception as exc:  # pickle/zip errors from a truncated or foreign file
+        raise CheckpointError(f"{path}: not a readable PyTorch checkpoint ({type(exc).__name__}: {exc})") from exc
+    missing = [k for k in ("actor_state_dict", "iter") if not isinstance(state, dict) or k not in state]
+    if missing:
+        raise CheckpointError(f"{path}: not an rsl-rl checkpoint (missing {', '.join(missing)})")
+    try:
+        runner.load(str(path), load_cfg={"actor": True} if actor_only else None, strict=True)
+    except RuntimeError as exc:  # state-dict shape mismatch: checkpoint from another task or network size
+        raise CheckpointError(f"{path}: does not fit this task's networks ({exc})") from exc
+
+
 def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume: str | None = None) -> Path:
     """Train ``task`` (or resume the run at ``resume``) and return the run folder."""
     if resume is not None:
@@ -74,7 +95,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         runner = make_runner(env, run, run_dir)
         start = 0
         if resume is not None:
-            runner.load(str(checkpoint))
+            load_checkpoint(runner, checkpoint)
             start = runner.current_learning_iteration + 1
             runner.current_learning_iteration = start
             print(f"resuming {run_dir} from {checkpoint.name} at iteration {start}/{run.agent.max_iterations}")

@@ -23,9 +23,9 @@ def articulation_cfg(spec: RobotSpec, prim_path: str = "{ENV_REGEX_NS}/Robot") -
             joint_names_expr=[group.pattern],
             stiffness=group.stiffness,
             damping=group.damping,
-            effort_limit=group.effort_limit,
+            actuator_effort_limit=group.effort_limit,
             saturation_effort=group.effort_limit,
-            velocity_limit=group.velocity_limit,
+            actuator_velocity_limit=group.velocity_limit,
             friction=0.0,
         )
         for i, group in enumerate(spec.joint_groups)

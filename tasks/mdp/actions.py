@@ -44,7 +44,7 @@ class DelayedJointPositionAction(JointPositionAction):
         self._delayed_targets = self._history[self._env_index, self.delay]
 
     def apply_actions(self) -> None:
-        self._asset.set_joint_position_target_index(target=self._delayed_targets, joint_ids=self._joint_ids)
+        self._asset.actuators.target_command.set_position_index(value=self._delayed_targets, joint_ids=self._joint_ids)
 
     def reset(self, env_ids: Sequence[int] | None = None) -> None:
         super().reset(env_ids)

@@ -1,0 +1,149 @@
+"""The Go2 flat velocity task on real Isaac Lab (Newton on the CPU): layout, randomisation, rewards, terminations."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import go2_env
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "observations.md"
+
+
+def documented_terms(group: str, num_joints: int) -> list[tuple[str, int]]:
+    """(term, size) rows of one group's table in docs/observations.md, sizes evaluated for ``num_joints``."""
+    section = DOCS.read_text().split(f"## `{group}` group")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| (\d+) \| (\w+) \| ([\dn+ ]+) \|", section, flags=re.M)
+    return [(name, eval(size.replace("n", f"*{num_joints}").lstrip("*").replace(" *", " 1*").replace("2*", "2*")))
+            for _, name, size in rows]
+
+
+def test_observation_groups_match_documented_layout(env):
+    manager = env.unwrapped.observation_manager
+    n = len(env.unwrapped.scene["robot"].joint_names)
+    policy = documented_terms("policy", n)
+    critic_extra = documented_terms("critic", n)
+    assert list(zip(manager.active_terms["policy"], [d[0] for d in manager.group_obs_term_dim["policy"]],
+                    strict=True)) == policy
+    critic = list(zip(manager.active_terms["critic"], [d[0] for d in manager.group_obs_term_dim["critic"]],
+                      strict=True))
+    assert critic[: len(policy)] == policy
+    assert critic[len(policy):] == critic_extra
+    obs = env.get_observations()
+    assert obs["policy"].shape == (8, 45) and obs["critic"].shape == (8, 83)
+
+
+def test_joint_order_follows_robot_spec(env):
+    from sim2real.robots import GO2
+
+    action_term = env.unwrapped.action_manager.get_term("joint_pos")
+    robot = env.unwrapped.scene["robot"]
+    assert [robot.joint_names[i] for i in action_term._joint_ids] == list(GO2.joint_names)
+
+
+def test_env_steps_and_standing_robot_stays_up(env):
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    for _ in range(25):
+        obs, rewards, dones, _ = env.step(torch.zeros(env.num_envs, 12))
+    assert torch.isfinite(obs["policy"]).all() and torch.isfinite(rewards).all()
+    assert (robot.data.root_pos_w.torch[:, 2] > 0.2).all()
+
+
+def test_startup_randomisation_differs_across_envs_within_ranges(env):
+    critic = env.get_observations()["critic"]
+    names = env.unwrapped.observation_manager.active_terms["critic"]
+    dims = [d[0] for d in env.unwrapped.observation_manager.group_obs_term_dim["critic"]]
+    offsets = dict(zip(names, torch.tensor([0, *dims]).cumsum(0).tolist(), strict=False))
+    friction = critic[:, offsets["friction"]]
+    mass = critic[:, offsets["base_mass"]]
+    com = critic[:, offsets["base_com"]: offsets["base_com"] + 3]
+    gains = critic[:, offsets["gain_scale"]: offsets["gain_scale"] + 24]
+    cfg = env.unwrapped.cfg
+    lo, hi = cfg.events.friction.params["static_friction_range"]
+    assert friction.std() > 1e-3 and ((friction >= lo - 1e-6) & (friction <= hi + 1e-6)).all()
+    nominal_mass = 6.921  # Go2 MJCF base mass
+    m_lo, m_hi = cfg.events.added_base_mass.params["mass_distribution_params"]
+    assert mass.std() > 1e-3 and ((mass >= nominal_mass + m_lo - 1e-4) & (mass <= nominal_mass + m_hi + 1e-4)).all()
+    assert (com.std(dim=0) > 1e-4).all()
+    g_lo, g_hi = cfg.events.motor_strength.params["stiffness_distribution_params"]
+    assert gains.std() > 1e-3 and ((gains >= g_lo - 1e-5) & (gains <= g_hi + 1e-5)).all()
+
+
+def test_initial_joint_state_is_randomised(env):
+    env.unwrapped.reset()
+    robot = env.unwrapped.scene["robot"]
+    deviation = robot.data.joint_pos.torch - robot.data.default_joint_pos.torch
+    assert deviation.abs().max() > 0.05
+    assert (deviation.std(dim=0) > 1e-3).any()
+
+
+def test_policy_observations_are_noisy_and_critic_is_not(env):
+    obs = env.get_observations()
+    # joint_vel (terms 4): policy = true + U(-1.5, 1.5); critic = true
+    start, end = 9 + 12, 9 + 24
+    diff = obs["policy"][:, start:end] - obs["critic"][:, start:end]
+    assert diff.abs().max() > 0.1 and diff.abs().max() <= 1.5 + 1e-5
+
+
+def test_push_changes_base_velocity(env):
+    from sim2real.tasks import mdp
+
+    robot = env.unwrapped.scene["robot"]
+    before = robot.data.root_lin_vel_w.torch[:, :2].clone()
+    ids = torch.arange(env.num_envs)
+    mdp.push_by_setting_velocity(env.unwrapped, ids, {"x": (1.0, 1.0), "y": (-1.0, -1.0)})
+    after = robot.data.root_lin_vel_w.torch[:, :2]
+    assert torch.allclose(after - before, torch.tensor([1.0, -1.0]).expand_as(after), atol=1e-4)
+
+
+def _set_base(env, quat_xyzw: tuple[float, float, float, float], lin_vel: tuple[float, float, float], height=0.3):
+    robot = env.unwrapped.scene["robot"]
+    pose = torch.tensor([0.0, 0.0, height, *quat_xyzw]).repeat(env.num_envs, 1)
+    pose[:, :2] = env.unwrapped.scene.env_origins[:, :2]
+    robot.write_root_pose_to_sim_index(root_pose=pose)
+    robot.write_root_velocity_to_sim_index(root_velocity=torch.tensor([*lin_vel, 0.0, 0.0, 0.0]).repeat(
+        env.num_envs, 1))
+
+
+def _term(env, name: str) -> torch.Tensor:
+    term = env.unwrapped.reward_manager.get_term_cfg(name)
+    return term.func(env.unwrapped, **term.params) * term.weight
+
+
+def test_tracking_reward_is_higher_when_following_the_command(env):
+    env.reset()
+    command = env.unwrapped.command_manager.get_term("base_velocity")
+    command.vel_command_b[:] = torch.tensor([1.0, 0.0, 0.0])
+    _set_base(env, (0, 0, 0, 1), (1.0, 0.0, 0.0))
+    following = _term(env, "track_lin_vel_xy_exp")
+    _set_base(env, (0, 0, 0, 1), (-1.0, 0.0, 0.0))
+    opposing = _term(env, "track_lin_vel_xy_exp")
+    assert (following > 0).all() and (following > opposing + 0.5).all()
+
+
+def test_penalties_are_negative_when_violated(env):
+    env.reset()
+    tilt = math.sin(math.radians(30) / 2), 0.0, 0.0, math.cos(math.radians(30) / 2)
+    _set_base(env, tilt, (0.0, 0.0, 1.0))
+    assert (_term(env, "flat_orientation_l2") < -0.1).all()
+    assert (_term(env, "lin_vel_z_l2") < -1.0).all()
+    _set_base(env, (0, 0, 0, 1), (0.0, 0.0, 0.0))
+    assert (_term(env, "flat_orientation_l2").abs() < 1e-4).all()
+
+
+def test_fallen_robot_terminates(env):
+    env.reset()
+    upside_down = (1.0, 0.0, 0.0, 0.0)  # 180 deg about x: the base lands on its back
+    _set_base(env, upside_down, (0.0, 0.0, 0.0), height=0.15)
+    terminated = torch.zeros(env.num_envs, dtype=torch.bool)
+    for _ in range(10):
+        _, _, dones, extras = env.step(torch.zeros(env.num_envs, 12))
+        terminated |= dones.bool() & ~extras["time_outs"].bool()
+        if terminated.all():
+            break
+    assert terminated.all()

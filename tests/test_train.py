@@ -1,0 +1,91 @@
+"""The train CLI end to end: a tiny real training run, its run folder, resume, and clear errors on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+TINY = ["env.scene.num_envs=8", "agent.num_steps_per_env=8", "agent.save_interval=1"]
+
+
+def sim2real(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim2real.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=900)
+
+
+@pytest.fixture(scope="module")
+def trained_run(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("logs")
+    result = sim2real("train", "--log-root", str(root), *TINY, "agent.max_iterations=2", cwd=root)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = (root / "go2_flat").iterdir()
+    return run_dir
+
+
+def test_training_writes_run_folder(trained_run: Path):
+    assert sorted(p.name for p in trained_run.glob("model_*.pt")) == ["model_0.pt", "model_1.pt"]
+    info = json.loads((trained_run / "run.json").read_text())
+    assert info["task"] == "Sim2Real-Velocity-Flat-Go2-v0"
+    assert info["settings"]["device"] == "cpu" and info["settings"]["seed"] == 42
+    assert info["versions"]["isaaclab"] == "3.0.0" and info["versions"]["rsl-rl-lib"] == "5.5.1"
+    assert len(info["git_revision"]) >= 7
+    assert "env.scene.num_envs=8" in info["overrides"]
+    assert (trained_run / "params" / "env.yaml").is_file() and (trained_run / "params" / "agent.yaml").is_file()
+    assert list(trained_run.glob("events.out.tfevents.*")), "no TensorBoard log"
+    log = (trained_run / "train.log").read_text()
+    assert "Learning iteration 1/2" in log
+
+
+def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
+    before = torch.load(trained_run / "model_1.pt", weights_only=False)
+    assert before["iter"] == 1 and before["optimizer_state_dict"]["state"]
+    result = sim2real("train", "--resume", str(trained_run), "agent.max_iterations=4", cwd=trained_run)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "from model_1.pt at iteration 2/4" in result.stdout
+    assert sorted(p.name for p in trained_run.glob("model_*.pt"))[-1] == "model_3.pt"
+    after = torch.load(trained_run / "model_3.pt", weights_only=False)
+    assert after["iter"] == 3
+    # the optimiser kept its moment estimates across the resume (Adam step count grows, not restarts)
+    step_before = next(iter(before["optimizer_state_dict"]["state"].values()))["step"]
+    step_after = next(iter(after["optimizer_state_dict"]["state"].values()))["step"]
+    assert step_after > step_before
+
+
+def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
+    result = sim2real("train", "--task", "Sim2Real-Velocity-Flat-Go3-v0", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "unknown task 'Sim2Real-Velocity-Flat-Go3-v0'" in result.stderr
+    assert "Sim2Real-Velocity-Flat-Go2-v0" in result.stderr
+    assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("env.scene.nm_envs=8", "Did you mean 'num_envs'?"),
+        ("env.scene.num_envs=many", "expects int"),
+        ("agent.algorithm.learnin_rate=1e-3", "Did you mean 'learning_rate'?"),
+        ("physics=bullet", "Valid presets: newton_cpu, newton_gpu"),
+        ("device=tpu", "device must be 'cpu' or 'cuda[:N]'"),
+    ],
+)
+def test_bad_override_is_a_clear_error(tmp_path: Path, override: str, message: str):
+    result = sim2real("train", "--log-root", str(tmp_path / "logs"), override, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "logs").exists()
+
+
+def test_corrupted_checkpoint_is_a_clear_error(trained_run: Path, tmp_path: Path):
+    (tmp_path / "run.json").write_text((trained_run / "run.json").read_text())
+    bad = tmp_path / "model_5.pt"
+    bad.write_bytes((trained_run / "model_0.pt").read_bytes()[:1000])  # a truncated download
+    result = sim2real("export", str(bad), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "model_5.pt: not a readable PyTorch checkpoint" in result.stderr
+    assert not (tmp_path / "exported").exists()
