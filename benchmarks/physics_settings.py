@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import subprocess
 import sys
 import time
@@ -22,8 +21,13 @@ SETTINGS: dict[str, dict] = {
     "1 substep, 100/50 iters": {"num_substeps": 1, "iterations": 100, "ls_iterations": 50},
     "1 substep, 20/10 iters": {"num_substeps": 1, "iterations": 20, "ls_iterations": 10},
     "1 substep, 5/5 iters": {"num_substeps": 1, "iterations": 5, "ls_iterations": 5},
-    "1 substep, elliptic cone impratio 100": {"num_substeps": 1, "iterations": 20, "ls_iterations": 10,
-                                              "cone": "elliptic", "impratio": 100.0},
+    "1 substep, elliptic cone impratio 100": {
+        "num_substeps": 1,
+        "iterations": 20,
+        "ls_iterations": 10,
+        "cone": "elliptic",
+        "impratio": 100.0,
+    },
     "dt 0.01 (100 Hz physics), 20/10 iters": {"num_substeps": 1, "iterations": 20, "ls_iterations": 10, "dt": 0.01},
 }
 FOOT_RADIUS = 0.022  # Go2 MJCF foot sphere
@@ -96,13 +100,26 @@ def main() -> None:
         return
     results = {}
     for name in SETTINGS:
-        proc = subprocess.run([sys.executable, __file__, "--child", name, "--num-envs", str(args.num_envs),
-                               "--seconds", str(args.seconds)], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                name,
+                "--num-envs",
+                str(args.num_envs),
+                "--seconds",
+                str(args.seconds),
+            ],
+            capture_output=True,
+            text=True,
+        )
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
         results[name] = json.loads(lines[-1][7:]) if lines else {"error": proc.stderr[-800:]}
         print(f"{name:45s} {results[name]}", flush=True)
-    report = {"machine": f"{platform.processor() or platform.machine()}, {platform.node()}",
-              "num_envs": args.num_envs, "results": results}
+    from sim2real.runlog import machine_description
+
+    report = {"machine": machine_description(), "num_envs": args.num_envs, "results": results}
     if args.out:
         with open(args.out, "w") as f:
             json.dump(report, f, indent=2)

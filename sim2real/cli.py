@@ -31,23 +31,31 @@ def main(argv: list[str] | None = None) -> int:
     tasks.set_defaults(func=_tasks)
 
     train = commands.add_parser(
-        "train", help="train a policy (CPU by default)", epilog=OVERRIDES_HELP,
+        "train",
+        help="train a policy (CPU by default)",
+        epilog=OVERRIDES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Train a task with PPO. Writes logs/<experiment>/<time>/: resolved config (params/), run.json "
         "(versions, git revision, command), TensorBoard events, checkpoints model_<it>.pt and train.log.",
     )
     train.add_argument("--task", default=DEFAULT_TASK, help=f"task id (default {DEFAULT_TASK}; see `sim2real tasks`)")
-    train.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) from its latest "
-                       "checkpoint: iteration count, weights, optimiser and normaliser state")
+    train.add_argument(
+        "--resume",
+        metavar="RUN",
+        help="continue a run folder (or checkpoint) from its latest "
+        "checkpoint: iteration count, weights, optimiser and normaliser state",
+    )
     train.add_argument("--log-root", type=Path, default=Path("logs"), help="where run folders go (default logs/)")
     train.add_argument("overrides", nargs="*", help="Hydra-style key=value overrides (see below)")
     train.set_defaults(func=_train)
 
     play = commands.add_parser(
-        "play", help="run a trained checkpoint and report survival and velocity tracking",
+        "play",
+        help="run a trained checkpoint and report survival and velocity tracking",
         description="Load a checkpoint into its task (few envs, no pushes), run whole episodes with the "
         "deterministic policy and print survival time and velocity-tracking errors; saves a plot.",
-        epilog=OVERRIDES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=OVERRIDES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     play.add_argument("run", help="run folder (latest checkpoint) or a model_<it>.pt file")
     play.add_argument("--num-envs", type=int, default=16)
@@ -56,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     play.set_defaults(func=_play)
 
     export = commands.add_parser(
-        "export", help="export a checkpoint to a self-describing ONNX file",
+        "export",
+        help="export a checkpoint to a self-describing ONNX file",
         description="Export the deterministic actor with its observation normaliser to one ONNX file with the "
         "metadata a robot needs (docs/policy_schema.md), check ONNX vs PyTorch parity, write a JSON copy.",
     )
@@ -65,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     export.set_defaults(func=_export)
 
     sim2sim = commands.add_parser(
-        "sim2sim", help="check an exported policy in native MuJoCo", add_help=False,
+        "sim2sim",
+        help="check an exported policy in native MuJoCo",
+        add_help=False,
         description="Run an exported ONNX policy in native MuJoCo through a scripted command schedule.",
     )
     sim2sim.add_argument("args", nargs=argparse.REMAINDER, help="see `sim2real sim2sim --help`")
@@ -97,8 +108,10 @@ def _train(args: argparse.Namespace) -> int:
     from sim2real.train import train
 
     run_dir = train(args.task, args.overrides, log_root=args.log_root, resume=args.resume)
-    print(f"run folder: {run_dir}\n  tensorboard --logdir {run_dir}\n  sim2real play {run_dir}\n"
-          f"  sim2real export {run_dir}")
+    print(
+        f"run folder: {run_dir}\n  tensorboard --logdir {run_dir}\n  sim2real play {run_dir}\n"
+        f"  sim2real export {run_dir}"
+    )
     return 0
 
 

@@ -57,8 +57,9 @@ def policy_terms(env_cfg) -> list[dict]:
         term = getattr(group, name)
         if isinstance(term, ObservationTermCfg):
             size = expected_term_size(name, len(robot.joint_names), 3)
-            terms.append({"name": name, "size": size, "scale": 1.0 if term.scale is None else term.scale,
-                          "clip": term.clip})
+            terms.append(
+                {"name": name, "size": size, "scale": 1.0 if term.scale is None else term.scale, "clip": term.clip}
+            )
     return terms
 
 

@@ -16,8 +16,10 @@ def play(run_path: str, overrides: list[str], num_envs: int = 16, episodes: int 
     run_dir, checkpoint = resolve_checkpoint(run_path)
     info = read_run_info(run_dir)
     base = [f"{k}={v}" for k, v in info["settings"].items() if k in ("device", "physics", "seed")]
-    run = load_task(info["task"], [*base, *info.get("overrides", []), f"env.scene.num_envs={num_envs}",
-                                   "env.events.push_robot=null", *overrides])
+    run = load_task(
+        info["task"],
+        [*base, *info.get("overrides", []), f"env.scene.num_envs={num_envs}", "env.events.push_robot=null", *overrides],
+    )
     check_device(run.settings["device"])
     seed_everything(run.settings["seed"])
     with simulation(run):
@@ -61,8 +63,9 @@ def _summarise(trace: dict, control_dt: float) -> dict:
 
     fell = trace["fell"]  # (T, N)
     ever_fell = fell.any(dim=0)
-    first_fall = torch.where(ever_fell, fell.float().argmax(dim=0), torch.full_like(ever_fell, fell.shape[0],
-                                                                                      dtype=torch.long))
+    first_fall = torch.where(
+        ever_fell, fell.float().argmax(dim=0), torch.full_like(ever_fell, fell.shape[0], dtype=torch.long)
+    )
     err = (trace["cmd"] - trace["vel"]).abs()  # (T, N, 3)
     lin = err[..., :2].norm(dim=-1)
     return {

@@ -21,8 +21,9 @@ class ProgressLogger(Logger):
     def log(self, it: int, start_it: int, total_it: int, collect_time: float, learn_time: float, **kwargs) -> None:
         report = io.StringIO()
         with contextlib.redirect_stdout(report):
-            super().log(it=it, start_it=start_it, total_it=total_it, collect_time=collect_time,
-                        learn_time=learn_time, **kwargs)
+            super().log(
+                it=it, start_it=start_it, total_it=total_it, collect_time=collect_time, learn_time=learn_time, **kwargs
+            )
         if self.writer is None or self.log_dir is None:
             return
         with open(Path(self.log_dir) / "train.log", "a") as f:

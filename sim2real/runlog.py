@@ -13,8 +13,20 @@ import yaml
 
 from sim2real import REPO_ROOT
 
-PACKAGES = ("sim2real", "isaaclab", "rsl-rl-lib", "torch", "warp-lang", "newton", "mujoco", "mujoco-warp", "onnx",
-            "onnxruntime", "hydra-core", "numpy")
+PACKAGES = (
+    "sim2real",
+    "isaaclab",
+    "rsl-rl-lib",
+    "torch",
+    "warp-lang",
+    "newton",
+    "mujoco",
+    "mujoco-warp",
+    "onnx",
+    "onnxruntime",
+    "hydra-core",
+    "numpy",
+)
 
 
 def package_versions() -> dict[str, str]:
@@ -31,8 +43,13 @@ def git_revision(repo: Path = REPO_ROOT) -> str:
     """HEAD's hash, with ``-dirty`` when tracked files differ from it; ``unknown`` outside a git checkout."""
     try:
         rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
-                               capture_output=True, text=True, check=True)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")

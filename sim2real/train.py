@@ -101,8 +101,10 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
             print(f"resuming {run_dir} from {checkpoint.name} at iteration {start}/{run.agent.max_iterations}")
         remaining = run.agent.max_iterations - start
         if remaining > 0:
-            print(f"training {task}: {run.env.scene.num_envs} envs on {run.settings['device']} "
-                  f"({run.settings['physics']}), {remaining} iterations -> {run_dir}")
+            print(
+                f"training {task}: {run.env.scene.num_envs} envs on {run.settings['device']} "
+                f"({run.settings['physics']}), {remaining} iterations -> {run_dir}"
+            )
             runner.learn(num_learning_iterations=remaining, init_at_random_ep_len=resume is None)
         else:
             print(f"{run_dir} already finished {run.agent.max_iterations} iterations; raise agent.max_iterations")
@@ -112,4 +114,3 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
 
 def _settings_overrides(settings: dict) -> list[str]:
     return [f"{k}={v}" for k, v in settings.items() if v not in (None, "")]
-

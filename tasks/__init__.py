@@ -13,5 +13,6 @@ TASKS: dict[str, dict[str, str]] = {
 
 for task_id, entry_points in TASKS.items():
     if task_id not in gym.registry:
-        gym.register(id=task_id, entry_point="isaaclab.envs:ManagerBasedRLEnv", disable_env_checker=True,
-                     kwargs=entry_points)
+        gym.register(
+            id=task_id, entry_point="isaaclab.envs:ManagerBasedRLEnv", disable_env_checker=True, kwargs=entry_points
+        )

@@ -6,20 +6,16 @@ import math
 import re
 from pathlib import Path
 
-import pytest
 import torch
-
-from conftest import go2_env
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "observations.md"
 
 
 def documented_terms(group: str, num_joints: int) -> list[tuple[str, int]]:
-    """(term, size) rows of one group's table in docs/observations.md, sizes evaluated for ``num_joints``."""
+    """(term, size) rows of one group's table in docs/observations.md, with ``n`` = ``num_joints``."""
     section = DOCS.read_text().split(f"## `{group}` group")[1].split("\n## ")[0]
-    rows = re.findall(r"^\| (\d+) \| (\w+) \| ([\dn+ ]+) \|", section, flags=re.M)
-    return [(name, eval(size.replace("n", f"*{num_joints}").lstrip("*").replace(" *", " 1*").replace("2*", "2*")))
-            for _, name, size in rows]
+    rows = re.findall(r"^\| \d+ \| (\w+) \| (\d*n|\d+) \|", section, flags=re.M)
+    return [(name, int(size[:-1] or 1) * num_joints if size.endswith("n") else int(size)) for name, size in rows]
 
 
 def test_observation_groups_match_documented_layout(env):
@@ -27,12 +23,15 @@ def test_observation_groups_match_documented_layout(env):
     n = len(env.unwrapped.scene["robot"].joint_names)
     policy = documented_terms("policy", n)
     critic_extra = documented_terms("critic", n)
-    assert list(zip(manager.active_terms["policy"], [d[0] for d in manager.group_obs_term_dim["policy"]],
-                    strict=True)) == policy
-    critic = list(zip(manager.active_terms["critic"], [d[0] for d in manager.group_obs_term_dim["critic"]],
-                      strict=True))
+    assert (
+        list(zip(manager.active_terms["policy"], [d[0] for d in manager.group_obs_term_dim["policy"]], strict=True))
+        == policy
+    )
+    critic = list(
+        zip(manager.active_terms["critic"], [d[0] for d in manager.group_obs_term_dim["critic"]], strict=True)
+    )
     assert critic[: len(policy)] == policy
-    assert critic[len(policy):] == critic_extra
+    assert critic[len(policy) :] == critic_extra
     obs = env.get_observations()
     assert obs["policy"].shape == (8, 45) and obs["critic"].shape == (8, 83)
 
@@ -61,8 +60,8 @@ def test_startup_randomisation_differs_across_envs_within_ranges(env):
     offsets = dict(zip(names, torch.tensor([0, *dims]).cumsum(0).tolist(), strict=False))
     friction = critic[:, offsets["friction"]]
     mass = critic[:, offsets["base_mass"]]
-    com = critic[:, offsets["base_com"]: offsets["base_com"] + 3]
-    gains = critic[:, offsets["gain_scale"]: offsets["gain_scale"] + 24]
+    com = critic[:, offsets["base_com"] : offsets["base_com"] + 3]
+    gains = critic[:, offsets["gain_scale"] : offsets["gain_scale"] + 24]
     cfg = env.unwrapped.cfg
     lo, hi = cfg.events.friction.params["static_friction_range"]
     assert friction.std() > 1e-3 and ((friction >= lo - 1e-6) & (friction <= hi + 1e-6)).all()
@@ -106,8 +105,9 @@ def _set_base(env, quat_xyzw: tuple[float, float, float, float], lin_vel: tuple[
     pose = torch.tensor([0.0, 0.0, height, *quat_xyzw]).repeat(env.num_envs, 1)
     pose[:, :2] = env.unwrapped.scene.env_origins[:, :2]
     robot.write_root_pose_to_sim_index(root_pose=pose)
-    robot.write_root_velocity_to_sim_index(root_velocity=torch.tensor([*lin_vel, 0.0, 0.0, 0.0]).repeat(
-        env.num_envs, 1))
+    robot.write_root_velocity_to_sim_index(
+        root_velocity=torch.tensor([*lin_vel, 0.0, 0.0, 0.0]).repeat(env.num_envs, 1)
+    )
 
 
 def _term(env, name: str) -> torch.Tensor:

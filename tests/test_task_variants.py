@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from conftest import go2_env
 
 
@@ -12,9 +11,12 @@ def test_randomised_gains_reach_the_physics():
     """Kp scaled to 0.5 on every joint: the robot must sag lower than at nominal gains under the same load."""
     heights = {}
     for scale in (1.0, 0.5):
-        with go2_env(f"env.events.motor_strength.params.stiffness_distribution_params=[{scale},{scale}]",
-                     "env.events.reset_joints.params.position_range=[1.0,1.0]",
-                     "env.events.reset_base.params.velocity_range={}", num_envs=2) as env:
+        with go2_env(
+            f"env.events.motor_strength.params.stiffness_distribution_params=[{scale},{scale}]",
+            "env.events.reset_joints.params.position_range=[1.0,1.0]",
+            "env.events.reset_base.params.velocity_range={}",
+            num_envs=2,
+        ) as env:
             env.reset()
             for _ in range(50):
                 env.step(torch.zeros(env.num_envs, 12))

@@ -14,8 +14,9 @@ TINY = ["env.scene.num_envs=8", "agent.num_steps_per_env=8", "agent.save_interva
 
 
 def sim2real(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sim2real.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "sim2real.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=900
+    )
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ Plain data (no Isaac Lab, no torch): the Isaac Lab articulation config, the ONNX
 native-MuJoCo sim-to-sim check and the ROS node all derive from these objects.
 """
 
-from sim2real.robots.spec import JointGroup, RobotSpec
 from sim2real.robots.go2 import GO2
+from sim2real.robots.spec import JointGroup, RobotSpec
 
 ROBOTS: dict[str, RobotSpec] = {GO2.name: GO2}
 

@@ -56,14 +56,20 @@ class CommandsCfg:
         rel_standing_envs=0.1,  # some envs learn to stand still on a zero command
         heading_command=False,  # yaw-rate commands, as a joystick or nav stack sends them
         debug_vis=False,
-        ranges=mdp.UniformVelocityCommandCfg.Ranges(lin_vel_x=(-1.0, 1.0), lin_vel_y=(-0.6, 0.6), ang_vel_z=(-1.0, 1.0)),
+        ranges=mdp.UniformVelocityCommandCfg.Ranges(
+            lin_vel_x=(-1.0, 1.0), lin_vel_y=(-0.6, 0.6), ang_vel_z=(-1.0, 1.0)
+        ),
     )
 
 
 @configclass
 class ActionsCfg:
     joint_pos = mdp.DelayedJointPositionActionCfg(
-        asset_name="robot", joint_names=[".*"], scale=0.25, use_default_offset=True, preserve_order=True,
+        asset_name="robot",
+        joint_names=[".*"],
+        scale=0.25,
+        use_default_offset=True,
+        preserve_order=True,
         delay_range=(0, 2),
     )
 
@@ -75,10 +81,16 @@ class PolicyObsCfg(ObsGroup):
     base_ang_vel = ObsTerm(func=mdp.base_ang_vel, noise=Unoise(n_min=-0.2, n_max=0.2))
     projected_gravity = ObsTerm(func=mdp.projected_gravity, noise=Unoise(n_min=-0.05, n_max=0.05))
     velocity_commands = ObsTerm(func=mdp.generated_commands, params={"command_name": "base_velocity"})
-    joint_pos = ObsTerm(func=mdp.joint_pos_rel, params={"asset_cfg": SceneEntityCfg("robot", preserve_order=True)},
-                        noise=Unoise(n_min=-0.01, n_max=0.01))
-    joint_vel = ObsTerm(func=mdp.joint_vel_rel, params={"asset_cfg": SceneEntityCfg("robot", preserve_order=True)},
-                        noise=Unoise(n_min=-1.5, n_max=1.5))
+    joint_pos = ObsTerm(
+        func=mdp.joint_pos_rel,
+        params={"asset_cfg": SceneEntityCfg("robot", preserve_order=True)},
+        noise=Unoise(n_min=-0.01, n_max=0.01),
+    )
+    joint_vel = ObsTerm(
+        func=mdp.joint_vel_rel,
+        params={"asset_cfg": SceneEntityCfg("robot", preserve_order=True)},
+        noise=Unoise(n_min=-1.5, n_max=1.5),
+    )
     actions = ObsTerm(func=mdp.last_action)
 
     def __post_init__(self):
@@ -134,8 +146,10 @@ class EventsCfg:
     base_com = EventTerm(
         func=mdp.randomize_rigid_body_com,
         mode="startup",
-        params={"asset_cfg": SceneEntityCfg("robot"), "com_range": {"x": (-0.03, 0.03), "y": (-0.03, 0.03),
-                                                                  "z": (-0.02, 0.02)}},
+        params={
+            "asset_cfg": SceneEntityCfg("robot"),
+            "com_range": {"x": (-0.03, 0.03), "y": (-0.03, 0.03), "z": (-0.02, 0.02)},
+        },
     )
     motor_strength = EventTerm(
         func=mdp.randomize_actuator_gains,
@@ -189,7 +203,9 @@ class RewardsCfg:
         params={"sensor_cfg": SceneEntityCfg("contact_forces"), "command_name": "base_velocity", "threshold": 0.5},
     )
     undesired_contacts = RewTerm(
-        func=mdp.undesired_contacts, weight=-1.0, params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0}
+        func=mdp.undesired_contacts,
+        weight=-1.0,
+        params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0},
     )
 
 

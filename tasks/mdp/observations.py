@@ -50,8 +50,10 @@ def actuator_gain_scale(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = Scen
 def _actuator_gains(collection, name: str, actuator) -> tuple[torch.Tensor, torch.Tensor]:
     """Live per-env gains, whether Newton executes the group natively or Isaac Lab does."""
     if name in getattr(collection, "_native_group_names", ()):
-        return (read_group_parameter(collection, name, "controller", "kp"),
-                read_group_parameter(collection, name, "controller", "kd"))
+        return (
+            read_group_parameter(collection, name, "controller", "kp"),
+            read_group_parameter(collection, name, "controller", "kd"),
+        )
     return actuator.stiffness, actuator.damping
 
 
