@@ -10,11 +10,11 @@ import numpy as np
 import onnx
 import pytest
 import torch
+from tensordict import TensorDict
+
 from sim2real.export import ParityError, actor_from_runner, build_metadata, export_policy, rewrite_metadata
 from sim2real.export._reader import OnnxPolicy, PolicyFileError, read_metadata
 from sim2real.export.metadata import collect_versions, git_revision
-from tensordict import TensorDict
-
 from sim2real.robots import GO2
 
 N = len(GO2.joint_names)

@@ -15,6 +15,9 @@ from pathlib import Path
 import mujoco
 import numpy as np
 import pytest
+from test_export import constant_policy, make_metadata
+
+from sim2real import REPO_ROOT
 from sim2real.export import (
     Randomization,
     Segment,
@@ -26,9 +29,6 @@ from sim2real.export import (
 )
 from sim2real.export._reader import PolicyFileError, read_metadata, validate_metadata
 from sim2real.export.sim2sim import RobotSim, build_scene, dc_motor_torque, main
-from test_export import constant_policy, make_metadata
-
-from sim2real import REPO_ROOT
 
 SHIPPED = REPO_ROOT / "assets/policies/go2_flat/policy.onnx"
 STAND = Sim2SimConfig(schedule=(Segment("stand", 3.0, (0, 0, 0)),), thresholds=Thresholds(max_joint_limit_violations=0))
