@@ -1,0 +1,310 @@
+"""Mode state machine, observation assembly and safety clamps of the policy node, without ROS.
+
+The rclpy node (``policy_node.py``) is a thin shell around :class:`PolicyController`: it feeds it messages
+as plain arrays with a monotonic receive time and publishes what :meth:`PolicyController.step` returns.
+Keeping this file free of rclpy makes every safety rule unit-testable with a fake clock.
+
+Modes: WAITING -> STANDING -> RUNNING, and DAMPING from anywhere; see ``docs/deploy_ros.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from sim2real_deploy.policy_file import PolicyFileError, PolicyMetadata
+
+# Twist field that carries each command the policy may be trained on.
+COMMAND_FIELDS = {"lin_vel_x": 0, "lin_vel_y": 1, "ang_vel_z": 2}  # index into (vx, vy, wz)
+OBSERVATION_TERMS = ("base_ang_vel", "projected_gravity", "velocity_commands", "joint_pos", "joint_vel", "actions")
+
+
+class Mode(StrEnum):
+    WAITING = "WAITING"  # no (valid) state yet: publish nothing
+    STANDING = "STANDING"  # soft start to the default pose, then hold it
+    RUNNING = "RUNNING"  # policy in control
+    DAMPING = "DAMPING"  # safe hold after a fault; only reset() leaves it
+
+
+@dataclass
+class ControllerConfig:
+    stand_time: float = 2.0  # [s] soft start from the measured to the default pose
+    state_timeout: float = 0.1  # [s] joint_states / imu older than this is a fault (watchdog)
+    cmd_timeout: float = 0.5  # [s] cmd_vel older than this counts as zero; <= 0 disables
+    max_tilt: float = 0.7  # [rad] angle between base z and world z beyond which the robot is falling
+    max_target_rate: float = 0.0  # [rad/s] target slew limit; <= 0 uses the policy's velocity_limit
+    joint_limit_margin: float = 0.0  # [rad] shrink the policy's joint limits by this much on each side
+    output_joint_names: list[str] = field(default_factory=list)  # target order; empty = policy order
+
+
+@dataclass
+class Transition:
+    time: float
+    source: Mode
+    target: Mode
+    reason: str
+
+
+class PolicyController:
+    """Turns the latest measurements and operator requests into joint position targets, one call per tick."""
+
+    def __init__(
+        self,
+        metadata: PolicyMetadata,
+        policy: Callable[[np.ndarray], np.ndarray],
+        config: ControllerConfig | None = None,
+        log: Callable[[str], None] = print,
+    ):
+        self.meta, self.policy, self.config, self.log = metadata, policy, config or ControllerConfig(), log
+        self._check_supported(metadata)
+        self.joint_names = metadata.joint_names
+        self.default_pos = metadata.joint_array("default_joint_pos")
+        limits = metadata.joint_array("joint_pos_limits")
+        self.pos_lo = limits[:, 0] + self.config.joint_limit_margin
+        self.pos_hi = limits[:, 1] - self.config.joint_limit_margin
+        rate = self.config.max_target_rate
+        self.max_rate = np.full(metadata.num_joints, rate) if rate > 0 else metadata.joint_array("velocity_limit")
+        self.output_index = self._output_index(self.config.output_joint_names)
+        self.mode = Mode.WAITING
+        self.reason = "no state yet"
+        self.transitions: list[Transition] = []
+        # Latest measurements (policy order) and their receive times; None until received.
+        self.q: np.ndarray | None = None
+        self.dq: np.ndarray | None = None
+        self.joint_fault: str | None = None
+        self.joint_time = -math.inf
+        self.gyro: np.ndarray | None = None
+        self.gravity: np.ndarray | None = None
+        self.imu_fault: str | None = None
+        self.imu_time = -math.inf
+        self.cmd_raw = np.zeros(3)
+        self.cmd_time = -math.inf
+        self.safe_pos: np.ndarray | None = None  # last complete, finite measured pose: the DAMPING hold pose
+        self.last_target: np.ndarray | None = None  # policy order, last returned by step()
+        self.last_action = np.zeros(metadata.num_joints)
+        self.hold_pos: np.ndarray | None = None
+        self.stand_from: np.ndarray | None = None
+        self.stand_start = 0.0
+        self.estop_request: str | None = None
+        self.last_obs: np.ndarray | None = None
+
+    # ----- configuration checks -----
+    @staticmethod
+    def _check_supported(meta: PolicyMetadata) -> None:
+        """Refuse a policy whose observation terms or commands this node cannot compute."""
+        n = meta.num_joints
+        sizes = {"base_ang_vel": 3, "projected_gravity": 3, "velocity_commands": len(meta.command_names),
+                 "joint_pos": n, "joint_vel": n, "actions": n}
+        for term in meta.observations:
+            name = term["name"]
+            if name not in sizes:
+                raise PolicyFileError(f"observation term '{name}' is not supported by the ROS node "
+                                      f"(known: {', '.join(OBSERVATION_TERMS)})")
+            if int(term["size"]) != sizes[name]:
+                raise PolicyFileError(f"observation term '{name}' has size {term['size']}, expected {sizes[name]}")
+        unknown = [c for c in meta.command_names if c not in COMMAND_FIELDS]
+        if unknown:
+            raise PolicyFileError(f"command(s) {unknown} not supported (known: {sorted(COMMAND_FIELDS)})")
+
+    def _output_index(self, names: Sequence[str]) -> np.ndarray:
+        """Index into policy order for each output joint (the forward controller's joint order)."""
+        if not names:
+            return np.arange(self.meta.num_joints)
+        missing = sorted(set(self.joint_names) - set(names))
+        unknown = sorted(set(names) - set(self.joint_names))
+        if missing or unknown or len(names) != len(self.joint_names):
+            raise PolicyFileError(f"output_joint_names must list the policy's joints once each "
+                                  f"(missing {missing}, unknown {unknown})")
+        return np.array([self.joint_names.index(name) for name in names])
+
+    # ----- inputs -----
+    def set_joint_state(self, names: Sequence[str], pos: Sequence[float], vel: Sequence[float], now: float) -> None:
+        """Map a JointState by name (any order, extra joints ignored); record why it is unusable, if it is."""
+        index = {name: i for i, name in enumerate(names)}
+        missing = [name for name in self.joint_names if name not in index]
+        self.joint_time = now
+        if missing:
+            self.joint_fault = f"joint_states lacks joint(s) {missing}"
+            return
+        if len(pos) != len(names) or len(vel) != len(names):
+            self.joint_fault = f"joint_states has {len(names)} names, {len(pos)} positions, {len(vel)} velocities"
+            return
+        order = [index[name] for name in self.joint_names]
+        q, dq = np.asarray(pos, dtype=np.float64)[order], np.asarray(vel, dtype=np.float64)[order]
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(dq))):
+            self.joint_fault = "joint_states has NaN/inf"
+            return
+        self.q, self.dq, self.joint_fault = q, dq, None
+        self.safe_pos = np.clip(q, self.pos_lo, self.pos_hi)
+
+    def set_imu(self, quat_xyzw: Sequence[float], gyro: Sequence[float], now: float) -> None:
+        """Record the base angular velocity and the gravity direction in the base frame."""
+        quat, omega = np.asarray(quat_xyzw, dtype=np.float64), np.asarray(gyro, dtype=np.float64)
+        self.imu_time = now
+        if not (np.all(np.isfinite(quat)) and np.all(np.isfinite(omega))):
+            self.imu_fault = "imu has NaN/inf"
+            return
+        norm = float(np.linalg.norm(quat))
+        if abs(norm - 1.0) > 0.1:  # e.g. a driver that leaves orientation all zero
+            self.imu_fault = f"imu orientation is not a unit quaternion (norm {norm:.3f})"
+            return
+        self.gyro, self.gravity, self.imu_fault = omega, projected_gravity(quat / norm), None
+
+    def set_command(self, vx: float, vy: float, wz: float, now: float) -> None:
+        self.cmd_raw = np.array([vx, vy, wz], dtype=np.float64)
+        self.cmd_time = now
+
+    def command(self, now: float) -> np.ndarray:
+        """The velocity command in the policy's command order, clamped to the trained ranges."""
+        timeout = self.config.cmd_timeout
+        raw = self.cmd_raw if timeout <= 0 or now - self.cmd_time <= timeout else np.zeros(3)
+        cmd = raw[[COMMAND_FIELDS[name] for name in self.meta.command_names]]
+        ranges = self.meta.command_ranges
+        return np.clip(cmd, ranges[:, 0], ranges[:, 1])
+
+    # ----- operator requests -----
+    def enable(self, now: float) -> tuple[bool, str]:
+        """STANDING (soft start finished) -> RUNNING; refused otherwise."""
+        if self.mode != Mode.STANDING:
+            return False, f"enable refused: mode is {self.mode.value} (needs STANDING)"
+        left = self.stand_start + self.config.stand_time - now
+        if left > 0:
+            return False, f"enable refused: soft start not finished ({left:.2f} s left)"
+        self.last_action = np.zeros(self.meta.num_joints)
+        self._transition(Mode.RUNNING, "enable requested", now)
+        return True, "RUNNING"
+
+    def estop(self, reason: str = "e-stop requested") -> tuple[bool, str]:
+        """Request DAMPING from any mode; applied on the next step()."""
+        self.estop_request = reason
+        return True, f"DAMPING ({reason})"
+
+    def reset(self, now: float) -> tuple[bool, str]:
+        """DAMPING -> WAITING: the soft start then begins again from the measured pose."""
+        if self.mode != Mode.DAMPING:
+            return False, f"reset refused: mode is {self.mode.value} (only DAMPING needs a reset)"
+        self.estop_request = None
+        self.last_target = None
+        self._transition(Mode.WAITING, "reset requested", now)
+        return True, "WAITING"
+
+    # ----- the control tick -----
+    def step(self, now: float) -> np.ndarray | None:
+        """One control period: update the mode, return targets in output order, or None to publish nothing."""
+        fault = self._fault(now)
+        if fault is not None and self.mode != Mode.DAMPING:
+            self._enter_damping(fault, now)
+        if self.mode == Mode.WAITING and self._state_ready(now):
+            self.stand_from, self.stand_start = self.q.copy(), now
+            self._transition(Mode.STANDING, "state received", now)
+        if self.mode == Mode.WAITING:
+            self.reason = self.joint_fault or self.imu_fault or self.reason  # tell the operator what is missing
+            return None
+        if self.mode == Mode.DAMPING:
+            desired = self.hold_pos
+        elif self.mode == Mode.STANDING:
+            desired = self._stand_target(now)
+        else:
+            desired = self._policy_target(now)
+            if desired is None:
+                desired = self.hold_pos
+        if desired is None:  # DAMPING before any valid state: nothing safe to hold
+            return None
+        target = self._clamp(desired)
+        self.last_target = target
+        return target[self.output_index]
+
+    def _fault(self, now: float) -> str | None:
+        """The first reason to be in DAMPING, or None. Only e-stop applies while WAITING."""
+        if self.estop_request is not None:
+            reason, self.estop_request = self.estop_request, None
+            return reason
+        if self.mode not in (Mode.STANDING, Mode.RUNNING):
+            return None
+        timeout = self.config.state_timeout
+        if now - self.joint_time > timeout:
+            return f"joint_states stale ({now - self.joint_time:.3f} s > {timeout} s)"
+        if now - self.imu_time > timeout:
+            return f"imu stale ({now - self.imu_time:.3f} s > {timeout} s)"
+        if self.joint_fault or self.imu_fault:
+            return self.joint_fault or self.imu_fault
+        if not np.all(np.isfinite(self.cmd_raw)):
+            return "cmd_vel has NaN/inf"
+        tilt = tilt_angle(self.gravity)
+        if tilt > self.config.max_tilt:
+            return f"tilt {tilt:.2f} rad > {self.config.max_tilt} rad"
+        return None
+
+    def _state_ready(self, now: float) -> bool:
+        timeout = self.config.state_timeout
+        fresh = now - self.joint_time <= timeout and now - self.imu_time <= timeout
+        return fresh and self.joint_fault is None and self.imu_fault is None and self.q is not None \
+            and self.gravity is not None
+
+    def _enter_damping(self, reason: str, now: float) -> None:
+        # Hold the last measured pose that was finite and complete (see docs: position-only "damping").
+        self.hold_pos = None if self.safe_pos is None else self.safe_pos.copy()
+        self._transition(Mode.DAMPING, reason, now)
+
+    def _stand_target(self, now: float) -> np.ndarray:
+        alpha = 1.0 if self.config.stand_time <= 0 else min(1.0, (now - self.stand_start) / self.config.stand_time)
+        return (1.0 - alpha) * self.stand_from + alpha * self.default_pos
+
+    def _policy_target(self, now: float) -> np.ndarray | None:
+        obs = self.observation(now)
+        action = np.asarray(self.policy(obs.astype(np.float32)), dtype=np.float64).reshape(-1)
+        if action.shape != (self.meta.num_joints,) or not np.all(np.isfinite(action)):
+            self._enter_damping(f"policy output invalid (shape {action.shape}, finite {np.all(np.isfinite(action))})",
+                                now)
+            return None
+        self.last_action = action
+        return self.meta.targets_from_actions(action)
+
+    def observation(self, now: float) -> np.ndarray:
+        """The policy input, term by term from the metadata, each clip(scale * raw)."""
+        raw = {
+            "base_ang_vel": self.gyro,
+            "projected_gravity": self.gravity,
+            "velocity_commands": self.command(now),
+            "joint_pos": self.q - self.default_pos,
+            "joint_vel": self.dq,
+            "actions": self.last_action,
+        }
+        parts = []
+        for term in self.meta.observations:
+            value = np.asarray(term.get("scale", 1.0), dtype=np.float64) * raw[term["name"]]
+            if term.get("clip") is not None:
+                value = np.clip(value, term["clip"][0], term["clip"][1])
+            parts.append(value)
+        self.last_obs = np.concatenate(parts)
+        return self.last_obs
+
+    def _clamp(self, desired: np.ndarray) -> np.ndarray:
+        """Joint-limit clamp and slew-rate limit relative to the previous target (or the measured pose)."""
+        desired = np.clip(desired, self.pos_lo, self.pos_hi)
+        previous = self.last_target if self.last_target is not None else self.safe_pos
+        if previous is not None:
+            step = self.max_rate * self.meta.control_dt
+            desired = np.clip(desired, previous - step, previous + step)
+        return np.clip(desired, self.pos_lo, self.pos_hi)
+
+    def _transition(self, target: Mode, reason: str, now: float) -> None:
+        self.transitions.append(Transition(now, self.mode, target, reason))
+        self.log(f"mode {self.mode.value} -> {target.value}: {reason}")
+        self.mode, self.reason = target, reason
+
+
+def projected_gravity(quat_xyzw: np.ndarray) -> np.ndarray:
+    """World gravity direction (0, 0, -1) expressed in the body frame of a body with orientation ``quat``."""
+    x, y, z, w = quat_xyzw
+    # Third row of the rotation matrix R (body->world) is R^T e_z; gravity is -e_z.
+    return -np.array([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])
+
+
+def tilt_angle(gravity_b: np.ndarray) -> float:
+    """Angle between the body z axis and world up [rad]."""
+    return float(np.arccos(np.clip(-gravity_b[2], -1.0, 1.0)))

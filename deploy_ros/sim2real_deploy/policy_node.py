@@ -1,0 +1,177 @@
+"""rclpy shell around PolicyController: parameters, topics, services and the control timer.
+
+Topics (all relative, so namespaces and remaps apply):
+  sub  joint_states (sensor_msgs/JointState), imu (sensor_msgs/Imu), cmd_vel (geometry_msgs/Twist),
+       estop (std_msgs/Bool, true = e-stop)
+  pub  <target_topic> (std_msgs/Float64MultiArray, ``output_joint_names`` order), ~/status (std_msgs/String, JSON)
+  srv  ~/enable, ~/estop, ~/reset (std_srvs/Trigger)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import deque
+from typing import Any
+
+import rclpy
+from geometry_msgs.msg import Twist
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSDurabilityPolicy, QoSProfile, qos_profile_sensor_data
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Bool, Float64MultiArray, String
+from std_srvs.srv import Trigger
+
+from sim2real_deploy.controller import ControllerConfig, Mode, PolicyController
+from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError
+
+NODE_NAME = "policy_node"
+# Every parameter the node declares, with its default; parameter files may name only these.
+PARAMETERS: dict[str, Any] = {
+    "policy_path": "",
+    "target_topic": "joint_targets",
+    "output_joint_names": [],  # forward controller's joint order; empty = policy order
+    "stand_time": 2.0,
+    "state_timeout": 0.1,
+    "cmd_timeout": 0.5,
+    "max_tilt": 0.7,
+    "max_target_rate": 0.0,
+    "joint_limit_margin": 0.0,
+    "status_rate": 5.0,
+    "onnx_threads": 1,
+}
+
+
+def declare_parameters(node: Node, parameters: dict[str, Any]) -> dict[str, Any]:
+    """Declare each parameter and return the values. An empty list default cannot carry its type, so a
+    string array is declared without a value and read back as [] when no one sets it."""
+    values = {}
+    for name, default in parameters.items():
+        if isinstance(default, list) and not default:
+            node.declare_parameter(name, Parameter.Type.STRING_ARRAY)
+            try:
+                values[name] = list(node.get_parameter(name).value)
+            except ParameterUninitializedException:
+                values[name] = []
+        else:
+            values[name] = node.declare_parameter(name, default).value
+    return values
+
+
+class PolicyNode(Node):
+    def __init__(self, **kwargs: Any):
+        super().__init__(NODE_NAME, **kwargs)
+        p = declare_parameters(self, PARAMETERS)
+        if not p["policy_path"]:
+            raise PolicyFileError("parameter 'policy_path' is empty: pass the exported policy .onnx")
+        self.policy = OnnxPolicy(p["policy_path"], intra_op_threads=int(p["onnx_threads"]))
+        meta = self.policy.metadata
+        config = ControllerConfig(
+            stand_time=p["stand_time"], state_timeout=p["state_timeout"], cmd_timeout=p["cmd_timeout"],
+            max_tilt=p["max_tilt"], max_target_rate=p["max_target_rate"],
+            joint_limit_margin=p["joint_limit_margin"], output_joint_names=list(p["output_joint_names"]),
+        )
+        self.controller = PolicyController(meta, self.policy, config, log=self._log_transition)
+        self.output_names = config.output_joint_names or meta.joint_names
+        self.timing: deque | None = None  # (tick start, joint_states stamp, publish done), for the benchmark
+        self._joint_stamp = 0.0
+        self._make_interfaces(p["target_topic"])
+        self._status_every = max(1, round(1.0 / (p["status_rate"] * meta.control_dt))) if p["status_rate"] > 0 else 0
+        self._ticks = 0
+        self._last_mode = self.controller.mode
+        self.timer = self.create_timer(meta.control_dt, self._tick)
+        self.get_logger().info(
+            f"policy {p['policy_path']} ({meta.raw['task_id']}): {meta.num_joints} joints, obs {meta.obs_dim}, "
+            f"{1.0 / meta.control_dt:.0f} Hz; targets on '{self.target_pub.topic_name}'; mode WAITING")
+
+    def _make_interfaces(self, target_topic: str) -> None:
+        self.target_pub = self.create_publisher(Float64MultiArray, target_topic, 1)
+        latched = QoSProfile(depth=1, durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
+        self.status_pub = self.create_publisher(String, "~/status", latched)
+        # Best-effort subscriptions match both best-effort and reliable drivers.
+        self.create_subscription(JointState, "joint_states", self._on_joint_state, qos_profile_sensor_data)
+        self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
+        self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, 10)
+        self.create_subscription(Bool, "estop", self._on_estop, 10)
+        self.create_service(Trigger, "~/enable", self._srv(lambda: self.controller.enable(time.monotonic())))
+        self.create_service(Trigger, "~/estop", self._srv(lambda: self.controller.estop("e-stop service")))
+        self.create_service(Trigger, "~/reset", self._srv(lambda: self.controller.reset(time.monotonic())))
+
+    def _srv(self, action):
+        def callback(request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+            response.success, response.message = action()
+            self.get_logger().info(f"service: {response.message}")
+            if response.success:
+                self._tick_status()  # e-stop is applied at the next tick; enable/reset now
+            return response
+        return callback
+
+    # ----- subscriptions: hand plain arrays to the controller -----
+    def _on_joint_state(self, msg: JointState) -> None:
+        self._joint_stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        self.controller.set_joint_state(msg.name, msg.position, msg.velocity, time.monotonic())
+
+    def _on_imu(self, msg: Imu) -> None:
+        o, w = msg.orientation, msg.angular_velocity
+        self.controller.set_imu((o.x, o.y, o.z, o.w), (w.x, w.y, w.z), time.monotonic())
+
+    def _on_cmd_vel(self, msg: Twist) -> None:
+        self.controller.set_command(msg.linear.x, msg.linear.y, msg.angular.z, time.monotonic())
+
+    def _on_estop(self, msg: Bool) -> None:
+        if msg.data:
+            self.controller.estop("e-stop topic")
+
+    # ----- control tick -----
+    def _tick(self) -> None:
+        start = time.time()
+        target = self.controller.step(time.monotonic())
+        if target is not None:
+            self.target_pub.publish(Float64MultiArray(data=target.tolist()))
+        if self.timing is not None and target is not None:
+            self.timing.append((start, self._joint_stamp, time.time()))
+        self._ticks += 1
+        if self.controller.mode != self._last_mode or (self._status_every and self._ticks % self._status_every == 0):
+            self._tick_status()
+
+    def _tick_status(self) -> None:
+        ctrl = self.controller
+        self._last_mode = ctrl.mode
+        status = {"mode": ctrl.mode.value, "reason": ctrl.reason, "command": ctrl.command(time.monotonic()).tolist(),
+                  "joint_names": self.output_names}
+        self.status_pub.publish(String(data=json.dumps(status)))
+
+    def _log_transition(self, text: str) -> None:
+        logger = self.get_logger()
+        (logger.warning if text.split("-> ")[-1].startswith(Mode.DAMPING.value) else logger.info)(text)
+
+    def enable_timing(self, size: int = 100_000) -> None:
+        self.timing = deque(maxlen=size)
+
+
+def main(args: list[str] | None = None) -> int:
+    rclpy.init(args=args)
+    try:
+        node = PolicyNode()
+    except PolicyFileError as exc:
+        rclpy.logging.get_logger(NODE_NAME).fatal(f"cannot serve this policy: {exc}")
+        rclpy.try_shutdown()
+        return 1
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
