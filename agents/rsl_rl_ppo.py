@@ -13,6 +13,10 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     # the critic sees the policy's observations plus the privileged group
     obs_groups = {"actor": ["policy"], "critic": ["policy", "critic"]}
     clip_actions = 10.0  # raw-action clip, written into exported policies as action.clip
+    minibatch_size: int | None = None
+    """Transitions per minibatch. When set, ``algorithm.num_mini_batches`` follows ``num_envs`` (more envs ->
+    more minibatches of the same size, same learning rate: the 1M-env PPO recipe, arXiv 2603.06009).
+    None keeps the fixed minibatch count of ``algorithm.num_mini_batches``."""
     actor = RslRlMLPModelCfg(
         hidden_dims=[128, 128, 128],
         activation="elu",
@@ -21,6 +25,7 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     )
     critic = RslRlMLPModelCfg(hidden_dims=[128, 128, 128], activation="elu", obs_normalization=True)
     algorithm = RslRlPpoAlgorithmCfg(
+        class_name="sim2real.ppo:PPO",  # rsl-rl PPO + data-to-divergence logging
         value_loss_coef=1.0,
         use_clipped_value_loss=True,
         clip_param=0.2,

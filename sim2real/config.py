@@ -62,7 +62,19 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
     env_cfg.seed = agent_cfg.seed = settings["seed"]
     if settings["run_name"]:
         agent_cfg.run_name = settings["run_name"]
+    _resolve_minibatches(agent_cfg, env_cfg.scene.num_envs)
     return RunConfig(task, env_cfg, agent_cfg, settings)
+
+
+def _resolve_minibatches(agent_cfg: Any, num_envs: int) -> None:
+    """Fixed minibatch SIZE: derive the minibatch count from the batch (num_envs x num_steps_per_env)."""
+    size = getattr(agent_cfg, "minibatch_size", None)
+    if size is None:
+        return
+    batch = num_envs * agent_cfg.num_steps_per_env
+    if not 0 < size <= batch:
+        raise ConfigError(f"agent.minibatch_size={size} must be in 1..{batch} (num_envs x num_steps_per_env)")
+    agent_cfg.algorithm.num_mini_batches = batch // size
 
 
 def apply_overrides(roots: dict[str, Any], settings: dict[str, Any], overrides: list[str] | tuple[str, ...]) -> None:

@@ -15,7 +15,8 @@ from rsl_rl.utils.logger import Logger
 class ProgressLogger(Logger):
     """Keeps rsl-rl's TensorBoard logging; replaces its 30-line console block with one updating line:
 
-    ``[ 120/300 ] 40% | reward 12.31 | ep len 612 | 4,812 steps/s | elapsed 0:04:10 | ETA 0:06:15``
+    ``[120/300]  40% | reward 12.31 | ep len 612 | 4,812 steps/s | KL 0.0081 D2D 3.03e+06 | elapsed 0:04:10 | ETA
+    0:06:15`` (KL and data-to-divergence: see :mod:`sim2real.ppo`)
     """
 
     def log(self, it: int, start_it: int, total_it: int, collect_time: float, learn_time: float, **kwargs) -> None:
@@ -34,10 +35,16 @@ class ProgressLogger(Logger):
         eta = self.tot_time / done * (total_it - start_it - done)
         reward = f"{statistics.mean(self.rewbuffer):8.2f}" if self.rewbuffer else "     n/a"
         length = f"{statistics.mean(self.lenbuffer):5.0f}" if self.lenbuffer else "  n/a"
+        losses = kwargs.get("loss_dict", {})
+        d2d = (
+            f" | KL {losses['kl_behaviour_updated']:.4f} D2D {losses['data_to_divergence']:.2e}"
+            if ("data_to_divergence" in losses)
+            else ""
+        )
         width = len(str(total_it))
         line = (
             f"[{it + 1:>{width}}/{total_it}] {100 * (it + 1) / total_it:3.0f}% | reward {reward} | ep len {length} | "
-            f"{steps_per_s:7,.0f} steps/s | elapsed {_hms(self.tot_time)} | ETA {_hms(eta)}"
+            f"{steps_per_s:7,.0f} steps/s{d2d} | elapsed {_hms(self.tot_time)} | ETA {_hms(eta)}"
         )
         interactive = sys.stdout.isatty()
         print(("\r" + line) if interactive else line, end="" if interactive else "\n", flush=True)

@@ -90,3 +90,26 @@ def test_corrupted_checkpoint_is_a_clear_error(trained_run: Path, tmp_path: Path
     assert result.returncode == 2
     assert "model_5.pt: not a readable PyTorch checkpoint" in result.stderr
     assert not (tmp_path / "exported").exists()
+
+
+def test_data_to_divergence_is_logged(trained_run: Path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(trained_run))
+    events.Reload()
+    kl = [e.value for e in events.Scalars("Loss/kl_behaviour_updated")]
+    d2d = [e.value for e in events.Scalars("Loss/data_to_divergence")]
+    samples = 8 * 8  # num_envs x num_steps_per_env of TINY
+    assert len(kl) == len(d2d) >= 2 and all(k > 0 for k in kl)
+    assert d2d == pytest.approx([samples / k for k in kl], rel=1e-4)
+
+
+@pytest.mark.parametrize("num_envs", [64, 256, 1024])
+def test_fixed_minibatch_size_scales_minibatch_count_with_envs(num_envs: int):
+    from sim2real.config import load_task
+
+    run = load_task("Sim2Real-Velocity-Flat-Go2-v0", [f"env.scene.num_envs={num_envs}", "agent.minibatch_size=384"])
+    assert run.agent.algorithm.num_mini_batches == num_envs * 24 // 384
+    assert run.agent.algorithm.learning_rate == 1e-3
+    fixed_count = load_task("Sim2Real-Velocity-Flat-Go2-v0", [f"env.scene.num_envs={num_envs}"])
+    assert fixed_count.agent.algorithm.num_mini_batches == 4
