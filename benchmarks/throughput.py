@@ -25,7 +25,7 @@ def measure(task: str, num_envs: int, steps: int, iterations: int, overrides: li
     from sim2real.train import make_env, make_runner, seed_everything, simulation
 
     run = load_task(task, [f"env.scene.num_envs={num_envs}", *overrides])
-    seed_everything(run.settings["seed"])
+    seed_everything(run.env.seed)
     device = run.settings["device"]
     with simulation(run):
         env = make_env(run)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,11 @@ class RunConfig:
     env: Any  # the task's ManagerBasedRLEnvCfg
     agent: Any  # the task's RslRlOnPolicyRunnerCfg
     settings: dict[str, Any]
+
+
+def world() -> tuple[int, int, int]:
+    """(world size, global rank, local rank) from torchrun's environment; (1, 0, 0) when not distributed."""
+    return int(os.getenv("WORLD_SIZE", "1")), int(os.getenv("RANK", "0")), int(os.getenv("LOCAL_RANK", "0"))
 
 
 def task_ids() -> list[str]:
@@ -58,8 +64,11 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
         raise ConfigError(f"unknown physics preset {physics!r}. Valid presets: {', '.join(PHYSICS_PRESETS)}")
     settings["physics"] = physics
     env_cfg.sim.physics = PHYSICS_PRESETS[physics]()
+    size, rank, local_rank = world()
+    if size > 1 and device.startswith("cuda"):
+        device = f"cuda:{local_rank}"  # torchrun: one GPU per local rank
     env_cfg.sim.device = agent_cfg.device = device
-    env_cfg.seed = agent_cfg.seed = settings["seed"]
+    env_cfg.seed = agent_cfg.seed = settings["seed"] + rank  # each rank explores differently
     if settings["run_name"]:
         agent_cfg.run_name = settings["run_name"]
     _resolve_minibatches(agent_cfg, env_cfg.scene.num_envs)

@@ -21,7 +21,7 @@ def play(run_path: str, overrides: list[str], num_envs: int = 16, episodes: int 
         [*base, *info.get("overrides", []), f"env.scene.num_envs={num_envs}", "env.events.push_robot=null", *overrides],
     )
     check_device(run.settings["device"])
-    seed_everything(run.settings["seed"])
+    seed_everything(run.env.seed)
     with simulation(run):
         env = make_env(run)
         runner = make_runner(env, run, log_dir=None)

@@ -6,7 +6,7 @@ import random
 import sys
 from pathlib import Path
 
-from sim2real.config import ConfigError, RunConfig, load_task, to_plain
+from sim2real.config import ConfigError, RunConfig, load_task, to_plain, world
 from sim2real.runlog import new_run_dir, read_run_info, resolve_checkpoint, write_run_info
 
 
@@ -46,14 +46,11 @@ def make_runner(env, run: RunConfig, log_dir: Path | None):
     import importlib.metadata
 
     from isaaclab_rl.rsl_rl.utils import handle_deprecated_rsl_rl_cfg
-    from rsl_rl.runners import OnPolicyRunner
 
-    from sim2real.progress import ProgressLogger
+    from sim2real.runner import Runner
 
     agent = handle_deprecated_rsl_rl_cfg(run.agent, importlib.metadata.version("rsl-rl-lib"))
-    runner = OnPolicyRunner(env, agent.to_dict(), log_dir=str(log_dir) if log_dir else None, device=agent.device)
-    runner.logger.__class__ = ProgressLogger  # same state and TensorBoard scalars, one console line per iteration
-    return runner
+    return Runner(env, agent.to_dict(), log_dir=str(log_dir) if log_dir else None, device=agent.device)
 
 
 class CheckpointError(ValueError):
@@ -77,8 +74,8 @@ def load_checkpoint(runner, path: Path, actor_only: bool = False) -> None:
         raise CheckpointError(f"{path}: does not fit this task's networks ({exc})") from exc
 
 
-def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume: str | None = None) -> Path:
-    """Train ``task`` (or resume the run at ``resume``) and return the run folder."""
+def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume: str | None = None) -> Path | None:
+    """Train ``task`` (or resume the run at ``resume``); returns the run folder (None on ranks other than 0)."""
     if resume is not None:
         run_dir, checkpoint = resolve_checkpoint(resume)
         info = read_run_info(run_dir)
@@ -86,13 +83,16 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         overrides = [*_settings_overrides(info["settings"]), *info.get("overrides", []), *overrides]
     run = load_task(task, overrides)
     check_device(run.settings["device"])
+    size, rank, _ = world()
     if resume is None:
-        run_dir = new_run_dir(log_root, run.agent.experiment_name, run.settings["run_name"])
-        write_run_info(run_dir, task, run.settings, overrides, to_plain(run.env), to_plain(run.agent), sys.argv)
-    seed_everything(run.settings["seed"])
+        run_dir = new_run_dir(log_root, run.agent.experiment_name, run.settings["run_name"]) if rank == 0 else None
+        if run_dir is not None:
+            write_run_info(run_dir, task, run.settings, overrides, to_plain(run.env), to_plain(run.agent), sys.argv)
+    log_dir = run_dir if rank == 0 else None  # only rank 0 logs and checkpoints
+    seed_everything(run.env.seed)
     with simulation(run):
         env = make_env(run)
-        runner = make_runner(env, run, run_dir)
+        runner = make_runner(env, run, log_dir)
         start = 0
         if resume is not None:
             load_checkpoint(runner, checkpoint)
@@ -101,9 +101,10 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
             print(f"resuming {run_dir} from {checkpoint.name} at iteration {start}/{run.agent.max_iterations}")
         remaining = run.agent.max_iterations - start
         if remaining > 0:
+            envs = f"{run.env.scene.num_envs} envs" + (f" x {size} ranks" if size > 1 else "")
             print(
-                f"training {task}: {run.env.scene.num_envs} envs on {run.settings['device']} "
-                f"({run.settings['physics']}), {remaining} iterations -> {run_dir}"
+                f"training {task}: {envs} on {run.settings['device']} ({run.settings['physics']}), "
+                f"{remaining} iterations -> {log_dir}"
             )
             runner.learn(num_learning_iterations=remaining, init_at_random_ep_len=resume is None)
         else:

@@ -19,7 +19,7 @@ def go2_env(*overrides: str, num_envs: int = 8):
     from sim2real.train import make_env, seed_everything, simulation
 
     run = load_task(GO2_TASK, [f"env.scene.num_envs={num_envs}", *overrides])
-    seed_everything(run.settings["seed"])
+    seed_everything(run.env.seed)
     with simulation(run):
         env = make_env(run)
         try:
