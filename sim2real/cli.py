@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+# torch's OpenMP workers otherwise busy-wait between ops and starve the physics threads on small CPUs (measured:
+# 2-3x slower training on 2 cores, docs/native_physics.md). Must be set before torch is imported.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 DEFAULT_TASK = "Sim2Real-Velocity-Flat-Go2-v0"
 

@@ -42,7 +42,21 @@ def newton_gpu() -> NewtonCfg:
     )
 
 
-PHYSICS_PRESETS = {"newton_cpu": newton_cpu, "newton_gpu": newton_gpu}
+def native_mujoco_cpu() -> NewtonCfg:
+    """``newton_cpu``'s solver settings, stepped by native MuJoCo (C) on all CPU cores with MuJoCo's own collision
+    (``tasks/physics_native.py``, ``docs/native_physics.md``). CPU only; MuJoCo-Warp stays the GPU path."""
+    from sim2real.tasks.physics_native import NativeMuJoCoSolverCfg
+
+    return NewtonCfg(
+        solver_cfg=NativeMuJoCoSolverCfg(
+            njmax=65, nconmax=35, cone="pyramidal", impratio=1.0, integrator="implicitfast"
+        ),
+        num_substeps=1,
+        default_shape_cfg=NewtonShapeCfg(margin=0.0, ke=160000.0, kd=1100.0),
+    )
+
+
+PHYSICS_PRESETS = {"newton_cpu": newton_cpu, "newton_gpu": newton_gpu, "native_mujoco_cpu": native_mujoco_cpu}
 
 
 def default_physics(device: str) -> str:

@@ -1,0 +1,479 @@
+"""Native MuJoCo (C) physics for Isaac Lab's CPU path: the ``native_mujoco_cpu`` physics preset.
+
+On the CPU, Isaac Lab steps physics through MuJoCo-Warp on Warp's CPU device: one core, float32 kernels and a few
+thousand Python kernel launches per step (``docs/native_physics.md`` has the profile). This module keeps everything
+Isaac Lab and Newton do around the solver (articulation views, explicit actuators, the contact sensor, resets,
+randomisation events) and replaces only the MuJoCo-Warp step itself:
+
+* :class:`NativeMuJoCoSolver` is Newton's :class:`~newton.solvers.SolverMuJoCo` built exactly as for MuJoCo-Warp
+  (so ``mjw_model`` / ``mjw_data`` exist, in host memory on the CPU device), with MuJoCo's own collision detection.
+  Its ``_mujoco_warp_step`` steps one native ``MjData`` per world with ``mj_step``, on all cores, in a small C
+  routine (compiled once with the system C compiler against the MuJoCo headers of the ``mujoco`` wheel, loaded with
+  ctypes). Per world it copies in what Newton wrote into ``mjw_data`` (qpos, qvel, applied forces, ctrl, warm
+  start), steps, and copies back what Newton and Isaac Lab read (qpos, qvel, qacc, warm start, actuator force,
+  body poses, contacts and their constraint forces). Newton's own ``_update_newton_state`` and ``update_contacts``
+  then run unchanged, so Isaac Lab's ``ContactSensor`` sees MuJoCo contacts exactly as with ``use_mujoco_contacts``.
+* Per-world physical parameters (friction, mass, COM, inertia, joint properties...) live in ``mjw_model``'s
+  per-world arrays, which Newton updates on ``notify_model_changed`` (Isaac Lab's randomisation events end there).
+  Each world has its own native ``MjModel`` copy (~40 kB for the Go2); after each model change the per-world
+  arrays are copied into the copies. Resets need nothing extra: they write joint state, which is copied in on the
+  next step, and zero the warm start in ``mjw_data``, which is copied in too.
+* Joint PD gains: the locomotion tasks use Isaac Lab's explicit actuators (torques computed in torch, applied as
+  ``qfrc_applied``), so randomised gains act before the solver and need no native model write.
+
+Use it with ``physics=native_mujoco_cpu`` (``sim2real train Sim2Real-Velocity-Flat-Go2-v0 physics=native_mujoco_cpu``).
+MuJoCo-Warp remains the GPU path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import warp as wp
+from isaaclab.utils import configclass
+from isaaclab_newton.physics import MJWarpSolverCfg
+from isaaclab_newton.physics.mjwarp_manager import NewtonMJWarpManager
+from newton.solvers import SolverMuJoCo
+
+logger = logging.getLogger(__name__)
+
+_C_SOURCE = r"""
+#include <mujoco/mujoco.h>
+#include <pthread.h>
+#include <string.h>
+
+/* Pointers into MuJoCo-Warp's host arrays (float32) and native per-world models / per-thread scratch data. */
+typedef struct {
+  int nworld, nthread, nq, nv, nu, na, nbody, njmax, naconmax, efc_cols, nstep, ncon_cap;
+  mjModel** m; mjData** d;   /* m: one per world; d: one scratch MjData per thread */
+  float *qpos, *qvel, *qacc, *qacc_warmstart, *qfrc_applied, *xfrc_applied, *ctrl, *act, *qfrc_actuator;
+  float *xpos, *xquat;
+  float *c_pos, *c_frame, *c_friction, *c_dist; int *c_dim, *c_geom, *c_efc_address, *c_worldid; int *nacon;
+  float *efc_force;
+  int *ncon_world;   /* out: native contact count per world */
+  int *nefc_world;   /* out: native constraint rows per world */
+  /* per-world contact staging, ncon_cap slots per world */
+  float *s_pos, *s_frame, *s_friction, *s_dist; int *s_dim, *s_geom, *s_efc;
+} Batch;
+
+typedef struct { Batch* b; mjData* d; int w0, w1; } Job;
+
+static inline void f2d(double* dst, const float* src, int n) { for (int i = 0; i < n; i++) dst[i] = src[i]; }
+static inline void d2f(float* dst, const double* src, int n) { for (int i = 0; i < n; i++) dst[i] = (float)src[i]; }
+
+static void* work(void* arg) {
+  Job* j = (Job*)arg; Batch* b = j->b; mjData* d = j->d;
+  for (int w = j->w0; w < j->w1; w++) {
+    mjModel* m = b->m[w];
+    /* the whole per-world state lives in MuJoCo-Warp's arrays: load it, step, store it back */
+    f2d(d->qpos, b->qpos + (size_t)w * b->nq, b->nq);
+    f2d(d->qvel, b->qvel + (size_t)w * b->nv, b->nv);
+    f2d(d->qacc_warmstart, b->qacc_warmstart + (size_t)w * b->nv, b->nv);
+    f2d(d->qfrc_applied, b->qfrc_applied + (size_t)w * b->nv, b->nv);
+    /* warp spatial_vector (force, torque) has the same 6-float layout as MuJoCo's xfrc_applied */
+    f2d(d->xfrc_applied, b->xfrc_applied + (size_t)w * b->nbody * 6, b->nbody * 6);
+    if (b->nu) f2d(d->ctrl, b->ctrl + (size_t)w * b->nu, b->nu);
+    if (b->na) f2d(d->act, b->act + (size_t)w * b->na, b->na);
+    for (int s = 0; s < b->nstep; s++) mj_step(m, d);
+    d2f(b->qpos + (size_t)w * b->nq, d->qpos, b->nq);
+    d2f(b->qvel + (size_t)w * b->nv, d->qvel, b->nv);
+    d2f(b->qacc + (size_t)w * b->nv, d->qacc, b->nv);
+    d2f(b->qacc_warmstart + (size_t)w * b->nv, d->qacc_warmstart, b->nv);
+    d2f(b->qfrc_actuator + (size_t)w * b->nv, d->qfrc_actuator, b->nv);
+    if (b->na) d2f(b->act + (size_t)w * b->na, d->act, b->na);
+    d2f(b->xpos + (size_t)w * b->nbody * 3, d->xpos, b->nbody * 3);
+    d2f(b->xquat + (size_t)w * b->nbody * 4, d->xquat, b->nbody * 4);
+    d2f(b->efc_force + (size_t)w * b->njmax, d->efc_force, d->nefc < b->njmax ? d->nefc : b->njmax);
+    b->nefc_world[w] = d->nefc;
+    int n = d->ncon < b->ncon_cap ? d->ncon : b->ncon_cap;
+    b->ncon_world[w] = d->ncon;
+    size_t base = (size_t)w * b->ncon_cap;
+    for (int c = 0; c < n; c++) {
+      mjContact* con = d->contact + c; size_t k = base + c;
+      d2f(b->s_pos + 3 * k, con->pos, 3);
+      d2f(b->s_frame + 9 * k, con->frame, 9);
+      d2f(b->s_friction + 5 * k, con->friction, 5);
+      b->s_dist[k] = (float)con->dist;
+      b->s_dim[k] = con->dim;
+      b->s_geom[2 * k] = con->geom[0]; b->s_geom[2 * k + 1] = con->geom[1];
+      /* rows beyond the MuJoCo-Warp buffer (njmax) are not copied: report no force rather than a wrong one */
+      int rows = mjMAX(2 * (con->dim - 1), con->dim);
+      b->s_efc[k] = (con->efc_address >= 0 && con->efc_address + rows <= b->njmax) ? con->efc_address : -1;
+    }
+  }
+  return 0;
+}
+
+int batch_step(Batch* b) {
+  int nt = b->nthread < 1 ? 1 : (b->nthread > 64 ? 64 : b->nthread);
+  if (nt > b->nworld) nt = b->nworld;
+  pthread_t th[64]; Job jobs[64];
+  int per = (b->nworld + nt - 1) / nt;
+  for (int t = 0; t < nt; t++) {
+    jobs[t].b = b; jobs[t].d = b->d[t];
+    jobs[t].w0 = t * per; jobs[t].w1 = (t + 1) * per < b->nworld ? (t + 1) * per : b->nworld;
+    if (t > 0) pthread_create(&th[t], 0, work, &jobs[t]);
+  }
+  work(&jobs[0]);
+  for (int t = 1; t < nt; t++) pthread_join(th[t], 0);
+  /* pack the contacts of all worlds into one list tagged with worldid, as MuJoCo-Warp does */
+  int n = 0, dropped = 0;
+  for (int w = 0; w < b->nworld; w++) {
+    int nw = b->ncon_world[w] < b->ncon_cap ? b->ncon_world[w] : b->ncon_cap;
+    dropped += b->ncon_world[w] - nw;
+    size_t base = (size_t)w * b->ncon_cap;
+    for (int c = 0; c < nw; c++) {
+      if (n >= b->naconmax) { dropped++; continue; }
+      size_t k = base + c;
+      memcpy(b->c_pos + 3 * n, b->s_pos + 3 * k, 3 * sizeof(float));
+      memcpy(b->c_frame + 9 * n, b->s_frame + 9 * k, 9 * sizeof(float));
+      memcpy(b->c_friction + 5 * n, b->s_friction + 5 * k, 5 * sizeof(float));
+      b->c_dist[n] = b->s_dist[k];
+      b->c_dim[n] = b->s_dim[k];
+      b->c_geom[2 * n] = b->s_geom[2 * k]; b->c_geom[2 * n + 1] = b->s_geom[2 * k + 1];
+      b->c_worldid[n] = w;
+      int a = b->s_efc[k];
+      for (int e = 0; e < b->efc_cols; e++) b->c_efc_address[b->efc_cols * n + e] = a >= 0 ? a + e : -1;
+      n++;
+    }
+  }
+  b->nacon[0] = n;
+  return dropped;
+}
+"""
+
+_FIELDS = ["nworld", "nthread", "nq", "nv", "nu", "na", "nbody", "njmax", "naconmax", "efc_cols", "nstep", "ncon_cap"]
+_PTRS = [
+    "m",
+    "d",
+    "qpos",
+    "qvel",
+    "qacc",
+    "qacc_warmstart",
+    "qfrc_applied",
+    "xfrc_applied",
+    "ctrl",
+    "act",
+    "qfrc_actuator",
+    "xpos",
+    "xquat",
+    "c_pos",
+    "c_frame",
+    "c_friction",
+    "c_dist",
+    "c_dim",
+    "c_geom",
+    "c_efc_address",
+    "c_worldid",
+    "nacon",
+    "efc_force",
+    "ncon_world",
+    "nefc_world",
+    "s_pos",
+    "s_frame",
+    "s_friction",
+    "s_dist",
+    "s_dim",
+    "s_geom",
+    "s_efc",
+]
+
+
+class _Batch(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_int) for f in _FIELDS] + [(p, ctypes.c_void_p) for p in _PTRS]
+
+
+_LIB = None
+_LIB_LOCK = threading.Lock()
+
+
+def _load_library() -> ctypes.CDLL:
+    """Compile (once, cached by source and MuJoCo version) and load the batched stepping routine."""
+    global _LIB
+    with _LIB_LOCK:
+        if _LIB is not None:
+            return _LIB
+        import mujoco
+
+        pkg = Path(mujoco.__file__).parent
+        libs = sorted(pkg.glob("libmujoco.so*")) or sorted(pkg.glob("libmujoco*.dylib"))
+        if not libs or not (pkg / "include" / "mujoco" / "mujoco.h").exists():
+            raise RuntimeError(f"the mujoco wheel at {pkg} has no libmujoco or headers: cannot build native stepping")
+        libmujoco = libs[0]
+        key = hashlib.sha1((_C_SOURCE + mujoco.__version__ + str(libmujoco)).encode()).hexdigest()[:12]
+        cache = Path(os.environ.get("SIM2REAL_CACHE", Path.home() / ".cache" / "sim2real"))
+        cache.mkdir(parents=True, exist_ok=True)
+        so = cache / f"native_mujoco_batch_{key}.so"
+        if not so.exists():
+            src = cache / f"native_mujoco_batch_{key}.c"
+            src.write_text(_C_SOURCE)
+            tmp = so.with_suffix(f".{os.getpid()}.tmp")
+            cc = os.environ.get("CC", "cc")
+            cmd = [
+                cc,
+                "-O2",
+                "-shared",
+                "-fPIC",
+                f"-I{pkg / 'include'}",
+                str(src),
+                str(libmujoco),
+                f"-Wl,-rpath,{pkg}",
+                "-lpthread",
+                "-o",
+                str(tmp),
+            ]
+            try:
+                subprocess.run(cmd, check=True, capture_output=True, text=True)
+            except (OSError, subprocess.CalledProcessError) as exc:
+                detail = getattr(exc, "stderr", "") or str(exc)
+                raise RuntimeError(f"building native MuJoCo stepping failed ({' '.join(cmd)}): {detail}") from exc
+            os.replace(tmp, so)
+        # the mujoco Python module already loaded libmujoco: ctypes reuses that copy, so pointers are shared
+        lib = ctypes.CDLL(str(so))
+        lib.batch_step.argtypes = [ctypes.POINTER(_Batch)]
+        lib.batch_step.restype = ctypes.c_int
+        _LIB = lib
+        return lib
+
+
+class NativeBatch:
+    """One native ``MjModel`` per world, stepped in C on ``nthread`` threads (one scratch ``MjData`` each).
+
+    The per-world state is not kept here: it is read from and written back to ``mjw_data`` around every step,
+    so Newton's resets, state writes and readers work unchanged and a world's state is never duplicated.
+    """
+
+    def __init__(self, mj_model, mjw_model, mjw_data, nthread: int | None = None):
+        import mujoco
+
+        self._lib = _load_library()
+        self.mjw_model, self.mjw_data = mjw_model, mjw_data
+        self.nworld = int(mjw_data.nworld)
+        nthread = max(1, min(int(nthread or os.cpu_count() or 1), 64, self.nworld))
+        self.models = [_copy_model(mj_model) for _ in range(self.nworld)]
+        self.scratch = [mujoco.MjData(mj_model) for _ in range(nthread)]
+        self._model_ptrs = (ctypes.c_void_p * self.nworld)(*[m._address for m in self.models])
+        self._data_ptrs = (ctypes.c_void_p * nthread)(*[d._address for d in self.scratch])
+        self.ncon_world = np.zeros(self.nworld, dtype=np.int32)
+        self.nefc_world = np.zeros(self.nworld, dtype=np.int32)
+        self._batched_fields = _batched_model_fields(mj_model, mjw_model, self.nworld)
+        self.sync_model()
+        d, c = mjw_data, mjw_data.contact
+        for name in self._DATA_ARRAYS:
+            _check_host(getattr(d, name), name)
+        for name in self._CONTACT_ARRAYS:
+            _check_host(getattr(c, name), f"contact.{name}")
+        _check_host(d.efc.force, "efc.force")
+        cap = max(1, int(d.naconmax) // self.nworld)  # nconmax per world
+        slots = self.nworld * cap
+        self._stage = {  # per-world contact staging, packed into mjw_data.contact after the threads join
+            "s_pos": np.zeros((slots, 3), np.float32),
+            "s_frame": np.zeros((slots, 9), np.float32),
+            "s_friction": np.zeros((slots, 5), np.float32),
+            "s_dist": np.zeros(slots, np.float32),
+            "s_dim": np.zeros(slots, np.int32),
+            "s_geom": np.zeros((slots, 2), np.int32),
+            "s_efc": np.zeros(slots, np.int32),
+        }
+        self._b = _Batch(
+            nworld=self.nworld,
+            nthread=nthread,
+            nq=mj_model.nq,
+            nv=mj_model.nv,
+            nu=mj_model.nu,
+            na=mj_model.na,
+            nbody=mj_model.nbody,
+            njmax=int(d.njmax),
+            naconmax=int(d.naconmax),
+            efc_cols=int(c.efc_address.shape[1]),
+            nstep=1,
+            ncon_cap=cap,
+            m=ctypes.cast(self._model_ptrs, ctypes.c_void_p),
+            d=ctypes.cast(self._data_ptrs, ctypes.c_void_p),
+            ncon_world=self.ncon_world.ctypes.data,
+            nefc_world=self.nefc_world.ctypes.data,
+            **{k: v.ctypes.data for k, v in self._stage.items()},
+        )
+        self._bind()
+        self._warned_drop = False
+
+    _DATA_ARRAYS = (
+        "qpos",
+        "qvel",
+        "qacc",
+        "qacc_warmstart",
+        "qfrc_applied",
+        "xfrc_applied",
+        "ctrl",
+        "act",
+        "qfrc_actuator",
+        "xpos",
+        "xquat",
+        "nacon",
+    )
+    _CONTACT_ARRAYS = ("pos", "frame", "friction", "dist", "dim", "geom", "efc_address", "worldid")
+
+    def _bind(self) -> None:
+        """Point the C routine at ``mjw_data``'s current host arrays (re-done every step: ~20 us, and safe should
+        Newton ever replace an array)."""
+        d, b = self.mjw_data, self._b
+        for name in self._DATA_ARRAYS:
+            setattr(b, name, getattr(d, name).ptr)
+        for name in self._CONTACT_ARRAYS:
+            setattr(b, f"c_{name}", getattr(d.contact, name).ptr)
+        b.efc_force = d.efc.force.ptr
+
+    @property
+    def nthread(self) -> int:
+        return self._b.nthread
+
+    @nthread.setter
+    def nthread(self, value: int) -> None:
+        self._b.nthread = max(1, min(int(value), len(self.scratch)))
+
+    def sync_model(self) -> None:
+        """Copy the per-world arrays of ``mjw_model`` (and solver options) into the native per-world models.
+
+        Only the worlds whose values changed since the last sync are written, so a reset-time randomisation of a
+        few envs costs a few envs' worth of writes."""
+        opt = self.mjw_model.opt
+        per_world = {name: arr.numpy() for name, arr in self._batched_fields.items()}
+        for key in ("tolerance", "ls_tolerance", "impratio", "gravity"):
+            value = getattr(opt, key, None)
+            if isinstance(value, wp.array):
+                per_world[f"opt.{key}"] = value.numpy().reshape(value.shape[0], -1)
+        snapshot = getattr(self, "_snapshot", None)
+        for name, values in per_world.items():
+            old = None if snapshot is None else snapshot.get(name)
+            if old is not None and old.shape == values.shape:
+                changed = np.flatnonzero((old != values).reshape(values.shape[0], -1).any(axis=1))
+            else:
+                changed = np.arange(self.nworld)
+            if changed.size == 0:
+                continue
+            for w in changed if values.shape[0] == self.nworld else range(self.nworld):
+                row = values[w if values.shape[0] > 1 else 0]
+                if name.startswith("opt."):
+                    key = name[4:]
+                    if key == "gravity":
+                        self.models[w].opt.gravity[:] = row
+                    else:
+                        setattr(self.models[w].opt, key, float(row.ravel()[0]))
+                else:
+                    target = getattr(self.models[w], name)
+                    target[...] = row.reshape(target.shape)
+        self._snapshot = {name: values.copy() for name, values in per_world.items()}
+        timestep = float(opt.timestep.numpy()[0])
+        for m in self.models:
+            m.opt.timestep = timestep
+            m.opt.iterations = int(opt.iterations)
+            m.opt.ls_iterations = int(opt.ls_iterations)
+
+    def step(self) -> None:
+        timestep = float(self.mjw_model.opt.timestep.numpy()[0])
+        if timestep != self.models[0].opt.timestep:
+            for m in self.models:
+                m.opt.timestep = timestep
+        self._bind()
+        dropped = self._lib.batch_step(ctypes.byref(self._b))
+        if dropped and not self._warned_drop:
+            logger.warning(
+                "native MuJoCo: %d contacts beyond nconmax=%d per env not reported to sensors "
+                "(they still act in the physics; raise nconmax)",
+                dropped,
+                self._b.ncon_cap,
+            )
+            self._warned_drop = True
+
+
+def _copy_model(mj_model):
+    import copy
+
+    return copy.copy(mj_model)  # MjModel.__copy__ is a deep copy of the C model (mj_copyModel)
+
+
+def _check_host(arr: wp.array, name: str) -> None:
+    if arr.device.is_cuda or not arr.is_contiguous:
+        raise RuntimeError(f"native MuJoCo needs contiguous host arrays (sim.device='cpu'); mjw_data.{name} is not")
+
+
+def _batched_model_fields(mj_model, mjw_model, nworld: int) -> dict[str, wp.array]:
+    """``mjw_model`` arrays that hold one entry per world and exist with the same per-world size in ``MjModel``."""
+    fields = {}
+    for name in dir(mjw_model):
+        if name.startswith("_") or not hasattr(mj_model, name):
+            continue
+        arr = getattr(mjw_model, name, None)
+        if not isinstance(arr, wp.array) or arr.ndim < 1 or arr.shape[0] not in (nworld,) or arr.size == 0:
+            continue
+        target = getattr(mj_model, name)
+        if isinstance(target, np.ndarray) and arr.numpy()[0].size == target.size:
+            fields[name] = arr
+    return fields
+
+
+def _warn_if_openmp_spins(nthread: int) -> None:
+    """torch's idle OpenMP workers busy-wait after every op and take the cores the stepping threads need.
+
+    Measured on 2 cores (Go2, 256 envs): 2.7k env-steps/s with torch on 2 threads and the default wait policy,
+    7.4k with ``torch.set_num_threads(1)``, 9.4k with 2 threads and ``OMP_WAIT_POLICY=PASSIVE``. The variable must
+    be set before torch is imported, so it can only be reported here."""
+    try:
+        import torch
+    except ImportError:
+        return
+    if nthread > 1 and torch.get_num_threads() > 1 and os.environ.get("OMP_WAIT_POLICY", "").upper() != "PASSIVE":
+        logger.warning(
+            "native MuJoCo physics: set OMP_WAIT_POLICY=PASSIVE before starting Python (or use "
+            "torch.set_num_threads(1)); torch's spinning OpenMP workers otherwise slow env.step ~3x"
+        )
+
+
+class NativeMuJoCoSolver(SolverMuJoCo):
+    """Newton's MuJoCo solver with the MuJoCo-Warp step replaced by native MuJoCo on all CPU cores."""
+
+    def __init__(self, model, *, nthread: int | None = None, **kwargs):
+        if wp.get_device(model.device).is_cuda:
+            raise RuntimeError("NativeMuJoCoSolver steps on the CPU: use sim.device='cpu' (MuJoCo-Warp: the GPU path)")
+        kwargs["use_mujoco_cpu"] = False
+        kwargs["use_mujoco_contacts"] = True  # MuJoCo's own collision detection, in C
+        super().__init__(model, **kwargs)
+        self.native = NativeBatch(self.mj_model, self.mjw_model, self.mjw_data, nthread)
+        _warn_if_openmp_spins(self.native.nthread)
+
+    def _mujoco_warp_step(self):
+        self.native.step()
+
+    def notify_model_changed(self, flags) -> None:
+        super().notify_model_changed(flags)
+        if getattr(self, "native", None) is not None:
+            self.native.sync_model()
+
+
+class NewtonNativeMuJoCoManager(NewtonMJWarpManager):
+    """Isaac Lab's MuJoCo-Warp Newton manager, building :class:`NativeMuJoCoSolver` instead.
+
+    The name must start with ``Newton``: Isaac Lab picks asset backends from the manager class name."""
+
+    @classmethod
+    def _create_solver(cls, model, solver_cfg: NativeMuJoCoSolverCfg) -> SolverMuJoCo:
+        kwargs = cls._filter_solver_kwargs(SolverMuJoCo, solver_cfg)
+        kwargs.pop("ls_parallel", None)
+        return NativeMuJoCoSolver(model, nthread=getattr(solver_cfg, "nthread", None), **kwargs)
+
+
+@configclass
+class NativeMuJoCoSolverCfg(MJWarpSolverCfg):
+    """:class:`MJWarpSolverCfg` whose solver steps native MuJoCo (C) on the CPU, one ``MjData`` per env."""
+
+    class_type: type | str = "sim2real.tasks.physics_native:NewtonNativeMuJoCoManager"
+    use_mujoco_contacts: bool = True
+    nthread: int | None = None
+    """Threads stepping the worlds (default: all cores, ``os.cpu_count()``)."""
