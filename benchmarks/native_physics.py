@@ -33,23 +33,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GO2_XML = ROOT / "assets" / "robots" / "go2" / "go2.xml"
 TASK = "Sim2Real-Velocity-Flat-Go2-v0"
-KP, KD, DECIMATION, DT, ACTION_SCALE = 25.0, 0.5, 4, 0.005, 0.25
+DECIMATION, DT, ACTION_SCALE = 4, 0.005, 0.25
 
 
 def default_joint_pos(name: str) -> float:
-    """The Go2 spec's default pose (``sim2real/robots/go2.py``): hips +-0.1, thighs 0.8 / 1.0 (front / rear),
-    calves -1.5."""
-    leg, part = name.split("_")[:2]
-    if part == "hip":
-        return 0.1 if leg[1] == "L" else -0.1
-    if part == "thigh":
-        return 0.8 if leg[0] == "F" else 1.0
-    return -1.5
+    """The Go2 spec's standing pose (``sim2real/robots/go2.py``), by joint name."""
+    from sim2real.robots import GO2
+
+    return dict(zip(GO2.joint_names, GO2.per_joint(GO2.default_joint_pos), strict=True))[name]
 
 
 def bare_model():
     """Go2 MJCF on a plane, motors -> PD position servos, solver options of the ``newton_cpu`` preset."""
     import mujoco
+
+    from sim2real.robots import GO2
 
     spec = mujoco.MjSpec.from_file(str(GO2_XML))
     spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
@@ -58,12 +56,12 @@ def bare_model():
     spec.option.impratio = 1.0
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     spec.option.iterations, spec.option.ls_iterations, spec.option.tolerance = 100, 50, 1e-6
-    for act in spec.actuators:
-        limit = max(abs(act.ctrlrange[0]), abs(act.ctrlrange[1]))
-        act.set_to_position(kp=KP, kv=KD)
+    for act in spec.actuators:  # the spec's PD gains and effort limits, by joint name
+        group = GO2.group_of(act.target)
+        act.set_to_position(kp=group.stiffness, kv=group.damping)
         act.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
         act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
-        act.forcerange = [-limit, limit]
+        act.forcerange = [-group.effort_limit, group.effort_limit]
     model = spec.compile()
     joint = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, model.actuator_trnid[i, 0]) for i in range(model.nu)]
     return model, joint

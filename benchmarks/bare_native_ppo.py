@@ -1,0 +1,150 @@
+"""The reference for the native CPU path: a bare loop of batched native MuJoCo + rsl-rl PPO, no Isaac Lab.
+
+The Go2 MJCF (motors as the spec's PD servos) stepped by ``mujoco.rollout.Rollout(nthread=<cores>)``, 4 physics
+steps per env-step, a 45-value policy observation computed in numpy, a velocity-tracking reward, resets of fallen
+robots, and rsl-rl's PPO with the same networks and settings as the Go2 task. Then the same measurement for the
+Isaac Lab task with ``physics=native_mujoco_cpu``, and the ratio (issue target: >= 0.8).
+
+    .venv/bin/python benchmarks/bare_native_ppo.py --num-envs 1024 --iterations 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the sim2real CLI does: torch threads must not spin
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from native_physics import DECIMATION, bare_model, default_joint_pos  # noqa: E402
+
+
+class BareGo2Env:
+    """Just enough of rsl-rl's VecEnv for PPO: batched native MuJoCo with resets, no Isaac Lab."""
+
+    def __init__(self, num_envs: int, nthread: int, device: str = "cpu"):
+        import mujoco
+        import numpy as np
+        import torch
+        from mujoco import rollout
+
+        self.np, self.torch, self.device = np, torch, device
+        self.model, joints = bare_model()
+        self.num_envs, self.num_actions, self.max_episode_length = num_envs, self.model.nu, 1000
+        self.cfg = {}
+        self.default = np.array([default_joint_pos(j) for j in joints])
+        self.data = [mujoco.MjData(self.model) for _ in range(nthread)]
+        self.runner = rollout.Rollout(nthread=nthread)
+        d = mujoco.MjData(self.model)
+        d.qpos[2] = 0.33
+        d.qpos[7:] = self.default
+        mujoco.mj_forward(self.model, d)
+        self.spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+        state0 = np.empty(mujoco.mj_stateSize(self.model, self.spec))
+        mujoco.mj_getState(self.model, d, state0, self.spec)
+        self.state0, self.states = state0, np.tile(state0, (num_envs, 1))
+        self.out = np.empty((num_envs, DECIMATION, state0.size))
+        self.command = np.random.default_rng(0).uniform(-1, 1, (num_envs, 3))
+        self.last_action = np.zeros((num_envs, self.num_actions))
+        self.episode_length_buf = torch.zeros(num_envs, dtype=torch.long)
+
+    def _obs(self):
+        np = self.np
+        nq = self.model.nq
+        qpos, qvel = self.states[:, 1 : 1 + nq], self.states[:, 1 + nq : 1 + nq + self.model.nv]
+        w, x, y, z = qpos[:, 3:7].T
+        gravity = np.stack([2 * (w * y - x * z), -2 * (w * x + y * z), -(w * w - x * x - y * y + z * z)], axis=1)
+        obs = np.concatenate(
+            [qvel[:, 3:6], gravity, self.command, qpos[:, 7:] - self.default, qvel[:, 6:], self.last_action], axis=1
+        )
+        tensor = self.torch.as_tensor(obs, dtype=self.torch.float32)
+        from tensordict import TensorDict
+
+        return TensorDict({"policy": tensor, "critic": tensor}, batch_size=[self.num_envs])
+
+    def get_observations(self):
+        return self._obs()
+
+    def step(self, actions):
+        np, torch = self.np, self.torch
+        act = actions.cpu().numpy().astype(np.float64)
+        ctrl = np.repeat((self.default + 0.25 * act)[:, None], DECIMATION, axis=1)
+        self.runner.rollout(
+            [self.model] * self.num_envs,
+            self.data,
+            self.states,
+            ctrl,
+            nstep=DECIMATION,
+            state=self.out,
+            skip_checks=True,
+        )
+        self.states[:] = self.out[:, -1]
+        self.last_action = act
+        nq = self.model.nq
+        vel = self.states[:, 1 + nq : 3 + nq]
+        reward = np.exp(-np.sum((vel - self.command[:, :2]) ** 2, axis=1) / 0.25)
+        self.episode_length_buf += 1
+        fell = self.states[:, 3] < 0.15
+        timeout = (self.episode_length_buf >= self.max_episode_length).numpy()
+        done = fell | timeout
+        if done.any():  # reset only the finished envs' rows
+            self.states[done] = self.state0
+            self.episode_length_buf[torch.as_tensor(done)] = 0
+        extras = {"time_outs": torch.as_tensor(timeout)}
+        return self._obs(), torch.as_tensor(reward, dtype=torch.float32), torch.as_tensor(done), extras
+
+
+def measure_bare(num_envs: int, iterations: int) -> float:
+    import importlib.metadata
+
+    from isaaclab_rl.rsl_rl.utils import handle_deprecated_rsl_rl_cfg
+    from rsl_rl.runners import OnPolicyRunner
+
+    from sim2real.config import load_task
+
+    agent = load_task("Sim2Real-Velocity-Flat-Go2-v0", [f"env.scene.num_envs={num_envs}"]).agent
+    agent.algorithm.class_name = "PPO"  # plain rsl-rl PPO
+    cfg = handle_deprecated_rsl_rl_cfg(agent, importlib.metadata.version("rsl-rl-lib")).to_dict()
+    cfg["obs_groups"] = {"actor": ["policy"], "critic": ["critic"]}
+    env = BareGo2Env(num_envs, nthread=os.cpu_count() or 1)
+    runner = OnPolicyRunner(env, cfg, log_dir=None, device="cpu")
+    runner.learn(1)
+    start = time.perf_counter()
+    runner.learn(iterations)
+    return iterations * agent.num_steps_per_env * num_envs / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--num-envs", type=int, default=1024)
+    parser.add_argument("--iterations", type=int, default=5)
+    args = parser.parse_args()
+    from sim2real.runlog import machine_description
+
+    bare = measure_bare(args.num_envs, args.iterations)
+    print(f"bare native MuJoCo + PPO: {bare:,.0f} env-steps/s", flush=True)
+    here = Path(__file__).resolve().parent
+    cmd = [
+        sys.executable,
+        str(here / "throughput.py"),
+        "--num-envs",
+        str(args.num_envs),
+        "--steps",
+        "20",
+        "--iterations",
+        str(args.iterations),
+        "physics=native_mujoco_cpu",
+    ]
+    lines = subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()
+    isaac = json.loads(next(ln for ln in lines if ln.startswith("{")))["training_env_steps_per_s"]
+    print(f"Isaac Lab task, physics=native_mujoco_cpu: {isaac:,.0f} env-steps/s")
+    print(f"ratio: {isaac / bare:.2f}  ({args.num_envs} envs, {machine_description()})")
+
+
+if __name__ == "__main__":
+    main()
