@@ -78,6 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--out", type=Path, help="output .onnx path (default <run>/exported/policy.onnx)")
     export.set_defaults(func=_export)
 
+    curves = commands.add_parser(
+        "curves",
+        help="plot learning curves of one or more runs",
+        description="Plot a TensorBoard scalar (default Train/mean_reward) of runs against env steps and wall-clock.",
+    )
+    curves.add_argument("runs", nargs="+", type=Path, help="run folders (label=folder to name a curve)")
+    curves.add_argument("--out", type=Path, default=Path("curves.png"), help="PNG to write (default curves.png)")
+    curves.add_argument("--tag", default="Train/mean_reward", help="TensorBoard scalar to plot")
+    curves.set_defaults(func=_curves)
+
     sim2sim = commands.add_parser(
         "sim2sim",
         help="check an exported policy in native MuJoCo",
@@ -131,6 +141,17 @@ def _export(args: argparse.Namespace) -> int:
     from sim2real.export_run import export_run
 
     export_run(args.run, args.out)
+    return 0
+
+
+def _curves(args: argparse.Namespace) -> int:
+    from sim2real.curves import plot_runs
+
+    runs = {}
+    for item in map(str, args.runs):
+        label, _, folder = item.rpartition("=")
+        runs[label or Path(folder).name] = Path(folder)
+    print(plot_runs(runs, args.out, args.tag))
     return 0
 
 

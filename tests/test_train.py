@@ -113,3 +113,16 @@ def test_fixed_minibatch_size_scales_minibatch_count_with_envs(num_envs: int):
     assert run.agent.algorithm.learning_rate == 1e-3
     fixed_count = load_task("Sim2Real-Velocity-Flat-Go2-v0", [f"env.scene.num_envs={num_envs}"])
     assert fixed_count.agent.algorithm.num_mini_batches == 4
+
+
+def test_curves_plots_reward_from_the_run(trained_run: Path, tmp_path: Path):
+    from sim2real.curves import read_scalars
+
+    iterations, _, rewards = read_scalars(trained_run, "Train/mean_reward")
+    assert iterations == sorted(iterations) and len(rewards) == len(iterations) >= 1
+    out = tmp_path / "curves.png"
+    result = sim2real("curves", f"tiny={trained_run}", "--out", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    missing = sim2real("curves", str(trained_run), "--tag", "Train/nope", "--out", str(out), cwd=tmp_path)
+    assert missing.returncode == 2 and "no 'Train/nope'" in missing.stderr
