@@ -67,12 +67,16 @@ def inference_times(path: Path, n: int = 3000) -> np.ndarray:
 
 def run_node(path: Path, seconds: float) -> np.ndarray:
     """(tick start, joint_states stamp, publish done) per RUNNING tick, wall-clock seconds."""
-    bridge = subprocess.Popen([str(Path(sys.executable).parent / "mujoco_bridge"), "--ros-args",
-                               "-p", f"policy_path:={path}"], cwd=REPO, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    bridge = subprocess.Popen(
+        [str(Path(sys.executable).parent / "mujoco_bridge"), "--ros-args", "-p", f"policy_path:={path}"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     rclpy.init()
-    node = PolicyNode(parameter_overrides=[Parameter("policy_path", value=str(path)),
-                                           Parameter("stand_time", value=0.5)])
+    node = PolicyNode(
+        parameter_overrides=[Parameter("policy_path", value=str(path)), Parameter("stand_time", value=0.5)]
+    )
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     thread = threading.Thread(target=executor.spin, daemon=True)
@@ -113,10 +117,14 @@ def main() -> None:
         timing = run_node(path, args.seconds)
     start, stamp, done = timing.T
     periods_ms = np.diff(start) * 1e3
-    print(f"machine: {cpu_model()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
-          f"python {platform.python_version()}, rclpy Jazzy (Fast DDS)")
-    print(f"policy: {path.name if path == SHIPPED else 'fixture MLP 45-256-128-12'}; {len(timing)} ticks over "
-          f"{args.seconds:.0f} s RUNNING; bridge publishing joint_states+imu at 200 Hz from another process")
+    print(
+        f"machine: {cpu_model()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
+        f"python {platform.python_version()}, rclpy Jazzy (Fast DDS)"
+    )
+    print(
+        f"policy: {path.name if path == SHIPPED else 'fixture MLP 45-256-128-12'}; {len(timing)} ticks over "
+        f"{args.seconds:.0f} s RUNNING; bridge publishing joint_states+imu at 200 Hz from another process"
+    )
     print("| metric [ms] | p50 | p99 | max |\n| --- | --- | --- | --- |")
     print(row("joint_states stamp -> target published", (done - stamp) * 1e3))
     print(row("  of which: tick start -> target published", (done - start) * 1e3))

@@ -1,4 +1,5 @@
-"""Env-steps/s of a task on this machine: stepping alone (random actions) and full PPO training iterations.
+"""Env-steps/s of a task on this machine: stepping alone (random actions) and full PPO training iterations,
+each also as a ratio to the robot's raw physics speed in native MuJoCo on the same machine (the limit).
 
 Each env count runs in its own process. Stepping excludes the first steps (Warp kernel compilation); training
 times whole rsl-rl iterations (rollout + PPO update) after one warm-up iteration.
@@ -14,6 +15,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from sim2real.cli import DEFAULT_TASK
 
@@ -51,6 +53,25 @@ def measure(task: str, num_envs: int, steps: int, iterations: int, overrides: li
     }
 
 
+def measure_bare_physics(num_envs: int, steps: int) -> dict:
+    """The robot's raw physics speed: its MJCF in native MuJoCo on all cores, no Isaac Lab, no learning."""
+    import os
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from native_physics import measure_bare
+
+    return measure_bare(num_envs, steps, nthread=os.cpu_count() or 1)
+
+
+def _child(args: list[str]) -> dict | None:
+    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if not lines:
+        print(proc.stderr[-1500:], file=sys.stderr)
+        return None
+    return json.loads(lines[-1][7:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default=DEFAULT_TASK)
@@ -59,42 +80,44 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=2, help="timed PPO iterations per env count")
     parser.add_argument("--out", help="write the results as JSON here")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--bare-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("overrides", nargs="*", help="config overrides, as for `sim2real train`")
     args = parser.parse_args()
     if args.child is not None:
         print("RESULT " + json.dumps(measure(args.task, args.child, args.steps, args.iterations, args.overrides)))
         return
+    if args.bare_child is not None:
+        print("RESULT " + json.dumps(measure_bare_physics(args.bare_child, args.steps)))
+        return
     from sim2real.runlog import machine_description
 
     results = []
     for n in args.num_envs:
-        cmd = [
-            sys.executable,
-            __file__,
-            "--task",
-            args.task,
-            "--child",
-            str(n),
-            "--steps",
-            str(args.steps),
-            "--iterations",
-            str(args.iterations),
-            *args.overrides,
-        ]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-        result = json.loads(lines[-1][7:]) if lines else {"num_envs": n, "error": proc.stderr[-1500:]}
+        common = ["--task", args.task, "--steps", str(args.steps), "--iterations", str(args.iterations)]
+        result = _child([*common, "--child", str(n), *args.overrides]) or {"num_envs": n, "error": "see stderr"}
+        limit = (_child([*common, "--bare-child", str(n)]) or {}).get("env_steps_per_s")
+        result["native_mujoco_limit_env_steps_per_s"] = limit
+        for key in ("stepping", "training"):
+            if limit and f"{key}_env_steps_per_s" in result:
+                result[f"{key}_vs_native_limit"] = round(result[f"{key}_env_steps_per_s"] / limit, 2)
         results.append(result)
         print(json.dumps(result), flush=True)
     report = {"task": args.task, "machine": machine_description(), "overrides": args.overrides, "results": results}
+    print(f"\n{args.task} on {report['machine']} ({' '.join(args.overrides) or 'defaults'})")
+    keys = (
+        "num_envs",
+        "stepping_env_steps_per_s",
+        "training_env_steps_per_s",
+        "native_mujoco_limit_env_steps_per_s",
+        "stepping_vs_native_limit",
+        "training_vs_native_limit",
+    )
     print(
-        f"\n{args.task} on {report['machine']}\n| envs | stepping env-steps/s | training env-steps/s |\n|---|---|---|"
+        "| envs | stepping env-steps/s | training env-steps/s | native MuJoCo limit | stepping / limit "
+        "| training / limit |\n|---|---|---|---|---|---|"
     )
     for r in results:
-        print(
-            f"| {r['num_envs']} | {r.get('stepping_env_steps_per_s', 'error')} | "
-            f"{r.get('training_env_steps_per_s', 'error')} |"
-        )
+        print("| " + " | ".join(str(r.get(k, "error")) for k in keys) + " |")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(report, f, indent=2)
