@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     sim2sim.add_argument("args", nargs=argparse.REMAINDER, help="see `sim2real sim2sim --help`")
     sim2sim.set_defaults(func=_sim2sim)
 
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sim2sim"]:  # its own argparse (robot-side module, no torch): hand over every argument
+        return _sim2sim(argparse.Namespace(args=argv[1:]))
     # overrides may come before or after options (argparse stops collecting a positional list at an option)
     args, extra = parser.parse_known_args(argv)
     if extra and hasattr(args, "overrides") and not any(e.startswith("-") for e in extra):
