@@ -21,13 +21,13 @@ import numpy as np
 import rclpy
 from geometry_msgs.msg import PoseStamped
 from rclpy._rclpy_pybind11 import RCLError
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
 from sim2real_deploy.policy_file import PolicyFileError, PolicyMetadata, read_metadata
 from sim2real_deploy.policy_node import declare_parameters
+from sim2real_deploy.ros_main import run_node
 
 NODE_NAME = "mujoco_bridge"
 PARAMETERS: dict[str, Any] = {
@@ -191,23 +191,7 @@ class MujocoBridge(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = MujocoBridge()
-    except PolicyFileError as exc:
-        rclpy.logging.get_logger(NODE_NAME).fatal(str(exc))
-        rclpy.try_shutdown()
-        return 1
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(MujocoBridge, NODE_NAME, args)
 
 
 if __name__ == "__main__":

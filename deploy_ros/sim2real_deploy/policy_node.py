@@ -15,10 +15,8 @@ import time
 from collections import deque
 from typing import Any
 
-import rclpy
 from geometry_msgs.msg import Twist
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSDurabilityPolicy, QoSProfile, qos_profile_sensor_data
@@ -28,6 +26,7 @@ from std_srvs.srv import Trigger
 
 from sim2real_deploy.controller import ControllerConfig, Mode, PolicyController
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError
+from sim2real_deploy.ros_main import run_node
 
 NODE_NAME = "policy_node"
 # Every parameter the node declares, with its default; parameter files may name only these.
@@ -154,23 +153,7 @@ class PolicyNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = PolicyNode()
-    except PolicyFileError as exc:
-        rclpy.logging.get_logger(NODE_NAME).fatal(f"cannot serve this policy: {exc}")
-        rclpy.try_shutdown()
-        return 1
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(PolicyNode, NODE_NAME, args)
 
 
 if __name__ == "__main__":
