@@ -44,3 +44,28 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
 @configclass
 class Go2FlatPPORunnerCfg(LocomotionPPORunnerCfg):
     experiment_name = "go2_flat"
+
+
+@configclass
+class G1FlatPPORunnerCfg(LocomotionPPORunnerCfg):
+    experiment_name = "g1_flat"
+    max_iterations = 1500  # a biped needs longer than the Go2 to find a stable gait (Isaac Lab's G1 flat: 1500)
+
+
+@configclass
+class PandaReachPPORunnerCfg(LocomotionPPORunnerCfg):
+    """Isaac Lab's Franka reach settings: small [64, 64] nets (a 28-input smooth task) and 8 epochs per batch."""
+
+    experiment_name = "panda_reach"
+    max_iterations = 1000
+    actor = RslRlMLPModelCfg(
+        hidden_dims=[64, 64],
+        activation="elu",
+        obs_normalization=True,
+        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
+    )
+    critic = RslRlMLPModelCfg(hidden_dims=[64, 64], activation="elu", obs_normalization=True)
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.algorithm.num_learning_epochs = 8

@@ -26,7 +26,7 @@ from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parent
 # robot name -> MJCF path relative to assets/robots/<name>/
-ROBOTS = {"go2": "go2.xml"}
+ROBOTS = {"go2": "go2.xml", "panda": "panda.xml", "g1": "g1_23dof.xml"}
 
 
 def strip_mjcf(src: Path, dst: Path) -> None:

@@ -9,6 +9,14 @@ TASKS: dict[str, dict[str, str]] = {
         "env_cfg_entry_point": "sim2real.tasks.locomotion.go2:Go2FlatEnvCfg",
         "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:Go2FlatPPORunnerCfg",
     },
+    "Sim2Real-Velocity-Flat-G1-v0": {
+        "env_cfg_entry_point": "sim2real.tasks.locomotion.g1:G1FlatEnvCfg",
+        "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:G1FlatPPORunnerCfg",
+    },
+    "Sim2Real-Reach-Panda-v0": {
+        "env_cfg_entry_point": "sim2real.tasks.manipulation.panda:PandaReachEnvCfg",
+        "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:PandaReachPPORunnerCfg",
+    },
 }
 
 for task_id, entry_points in TASKS.items():

@@ -43,4 +43,4 @@ def test_action_delay_shifts_applied_target_by_k_steps(delay):
             else:
                 assert torch.allclose(target, default, atol=1e-5)
         joint_ids = env.unwrapped.action_manager.get_term("joint_pos")._joint_ids
-        assert torch.allclose(robot.actuators.command.position.torch[:, joint_ids], applied[-1], atol=1e-5)
+        assert torch.allclose(robot.actuators.target_command.position.torch[:, joint_ids], applied[-1], atol=1e-5)

@@ -4,9 +4,11 @@ Plain data (no Isaac Lab, no torch): the Isaac Lab articulation config, the ONNX
 native-MuJoCo sim-to-sim check and the ROS node all derive from these objects.
 """
 
+from sim2real.robots.g1 import G1
 from sim2real.robots.go2 import GO2
+from sim2real.robots.panda import PANDA
 from sim2real.robots.spec import JointGroup, RobotSpec
 
-ROBOTS: dict[str, RobotSpec] = {GO2.name: GO2}
+ROBOTS: dict[str, RobotSpec] = {GO2.name: GO2, G1.name: G1, PANDA.name: PANDA}
 
-__all__ = ["GO2", "ROBOTS", "JointGroup", "RobotSpec"]
+__all__ = ["G1", "GO2", "PANDA", "ROBOTS", "JointGroup", "RobotSpec"]

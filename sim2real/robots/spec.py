@@ -39,8 +39,11 @@ class RobotSpec:
     base_body: str
     foot_bodies: tuple[str, ...]  # bodies carrying the foot collision geoms
     init_base_height: float  # base height at spawn [m]
-    feet_pattern: str = ".*_foot"
     undesired_contact_bodies: tuple[str, ...] = field(default_factory=tuple)
+    fall_contact_bodies: tuple[str, ...] = field(default_factory=tuple)
+    """Bodies besides ``base_body`` whose contact ends an episode (a humanoid's torso)."""
+    ee_body: str = ""
+    """End-effector body of an arm (pose-tracking tasks); empty for robots without one."""
 
     @property
     def root(self) -> Path:

@@ -250,13 +250,24 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         self.observations.critic.base_com.params["asset_cfg"].body_names = base
         self.events.added_base_mass.params["asset_cfg"].body_names = base
         self.events.base_com.params["asset_cfg"].body_names = base
-        self.rewards.feet_air_time.params["sensor_cfg"].body_names = feet
-        self.rewards.undesired_contacts.params["sensor_cfg"].body_names = [
-            b for b in spec.undesired_contact_bodies if b != base
-        ]
-        self.terminations.base_contact.params["sensor_cfg"].body_names = base
+        self._point_feet_terms(feet)
+        undesired = [b for b in spec.undesired_contact_bodies if b != base]
+        if undesired:
+            self.rewards.undesired_contacts.params["sensor_cfg"].body_names = undesired
+        else:  # nothing to penalise (an empty body list would select every body)
+            self.rewards.undesired_contacts = None
+        self.terminations.base_contact.params["sensor_cfg"].body_names = [base, *spec.fall_contact_bodies]
         for term in (self.actions.joint_pos,):
             term.joint_names = list(spec.joint_names)
         for group in (self.observations.policy, self.observations.critic):
             for name in ("joint_pos", "joint_vel"):
                 getattr(group, name).params["asset_cfg"].joint_names = list(spec.joint_names)
+
+    def _point_feet_terms(self, feet: list[str]) -> None:
+        """Every reward term with a contact-sensor or body selection named ``feet_*`` acts on the spec's feet."""
+        for name in dir(self.rewards):
+            term = getattr(self.rewards, name)
+            if name.startswith("feet_") and isinstance(term, RewTerm):
+                for key in ("sensor_cfg", "asset_cfg"):
+                    if key in term.params:
+                        term.params[key].body_names = feet

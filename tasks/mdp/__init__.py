@@ -1,7 +1,7 @@
 """The shared MDP vocabulary: Isaac Lab's terms plus the few sim2real adds. Tasks vary configs, not terms."""
 
 from isaaclab.envs.mdp import *  # noqa: F403
-from isaaclab_tasks.core.velocity.mdp import feet_air_time, feet_slide  # noqa: F401
+from isaaclab_tasks.core.velocity.mdp import feet_air_time, feet_air_time_positive_biped, feet_slide  # noqa: F401
 
 from .actions import DelayedJointPositionAction, DelayedJointPositionActionCfg  # noqa: F401
 from .observations import (  # noqa: F401

@@ -1,0 +1,69 @@
+"""Unitree G1 (23-DoF) velocity tracking on flat ground: the shared task with biped rewards.
+
+Only what a humanoid changes is overridden: a biped air-time reward (one foot in the air at a time), foot-slide
+and joint-deviation penalties that keep the hips, waist and arms near the default pose unless walking needs
+them, ankle-limit and termination penalties, and forward-biased commands. Weights follow Isaac Lab's G1 flat task.
+Termination on pelvis or torso contact comes from the robot spec (``fall_contact_bodies``).
+"""
+
+from __future__ import annotations
+
+from isaaclab.managers import RewardTermCfg as RewTerm
+from isaaclab.managers import SceneEntityCfg
+from isaaclab.utils import configclass
+
+from sim2real.tasks import mdp
+from sim2real.tasks.locomotion.velocity_env_cfg import RewardsCfg, VelocityEnvCfg
+
+_LEGS = [".*_hip_.*_joint", ".*_knee_joint"]
+
+
+def _deviation(weight: float, *joint_names: str) -> RewTerm:
+    """L1 distance of ``joint_names`` from the default pose."""
+    return RewTerm(
+        func=mdp.joint_deviation_l1,
+        weight=weight,
+        params={"asset_cfg": SceneEntityCfg("robot", joint_names=list(joint_names))},
+    )
+
+
+@configclass
+class G1RewardsCfg(RewardsCfg):
+    # the feet_* terms' bodies are set from the spec's foot bodies by VelocityEnvCfg.apply_robot
+    feet_air_time = RewTerm(
+        func=mdp.feet_air_time_positive_biped,
+        weight=0.75,
+        params={"sensor_cfg": SceneEntityCfg("contact_forces"), "command_name": "base_velocity", "threshold": 0.4},
+    )
+    feet_slide = RewTerm(
+        func=mdp.feet_slide,
+        weight=-0.1,
+        params={"sensor_cfg": SceneEntityCfg("contact_forces"), "asset_cfg": SceneEntityCfg("robot")},
+    )
+    termination_penalty = RewTerm(func=mdp.is_terminated, weight=-200.0)
+    joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
+    joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
+    joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
+
+
+@configclass
+class G1FlatEnvCfg(VelocityEnvCfg):
+    robot = "g1"
+    rewards: G1RewardsCfg = G1RewardsCfg()
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.commands.base_velocity.ranges.lin_vel_x = (-0.5, 1.0)  # a humanoid walks backwards slowly
+        self.commands.base_velocity.ranges.lin_vel_y = (-0.5, 0.5)
+        rewards = self.rewards
+        rewards.track_lin_vel_xy_exp.weight = 1.0
+        rewards.track_ang_vel_z_exp.weight = 1.0
+        rewards.lin_vel_z_l2.weight = -0.2
+        rewards.flat_orientation_l2.weight = -1.0
+        rewards.action_rate_l2.weight = -0.005
+        rewards.dof_acc_l2.weight = -1.0e-7
+        rewards.dof_acc_l2.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=_LEGS)
+        rewards.dof_torques_l2.weight = -2.0e-6  # G1 torques are ~5x the Go2's
+        rewards.dof_torques_l2.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=_LEGS)
+        rewards.dof_pos_limits.weight = -1.0  # only the ankles run into their limits while walking
+        rewards.dof_pos_limits.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=[".*_ankle_.*_joint"])

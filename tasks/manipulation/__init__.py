@@ -1,0 +1,1 @@
+"""Manipulation tasks for fixed-base arms."""

@@ -1,0 +1,227 @@
+"""End-effector pose tracking (reach) for a fixed-base arm, built from Isaac Lab's reach MDP terms.
+
+Arms subclass :class:`ReachEnvCfg` and set ``robot`` (a :class:`~sim2real.robots.RobotSpec` with ``ee_body``);
+joints and the end-effector body come from the spec in ``__post_init__``. Every ``pos_*`` / orientation range of the
+command is in the robot's base frame. Observation layout: ``docs/tasks.md``.
+
+Differences from Isaac Lab's reach: no success termination (the target is resampled every 4 s and the policy must
+hold it, which is what a deployed arm does), an asymmetric critic, and domain randomisation on by default.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import MISSING
+
+from isaaclab.assets import ArticulationCfg
+from isaaclab.envs import ManagerBasedRLEnvCfg
+from isaaclab.managers import CurriculumTermCfg as CurrTerm
+from isaaclab.managers import EventTermCfg as EventTerm
+from isaaclab.managers import ObservationGroupCfg as ObsGroup
+from isaaclab.managers import ObservationTermCfg as ObsTerm
+from isaaclab.managers import RewardTermCfg as RewTerm
+from isaaclab.managers import SceneEntityCfg
+from isaaclab.managers import TerminationTermCfg as DoneTerm
+from isaaclab.scene import InteractiveSceneCfg
+from isaaclab.sim import SimulationCfg
+from isaaclab.utils import configclass
+from isaaclab.utils.noise import UniformNoiseCfg as Unoise
+
+from sim2real.robots import ROBOTS, RobotSpec
+from sim2real.robots.isaaclab import articulation_cfg
+from sim2real.tasks.manipulation import mdp
+from sim2real.tasks.physics import newton_cpu
+
+COMMAND = "ee_pose"
+
+
+def _arm(**kwargs) -> SceneEntityCfg:
+    """The arm's policy joints / end-effector body; names are filled in from the robot spec."""
+    return SceneEntityCfg("robot", preserve_order=True, **kwargs)
+
+
+@configclass
+class SceneCfg(InteractiveSceneCfg):
+    """The arm alone: fixed base, no table. Targets stay >= 0.15 m above the base, and skipping contacts with a
+    table keeps the CPU physics cheap; a table belongs to the manipulation (lift) task."""
+
+    robot: ArticulationCfg = MISSING  # set from the robot spec
+
+
+@configclass
+class CommandsCfg:
+    ee_pose = mdp.UniformPoseCommandCfg(
+        asset_name="robot",
+        body_name=MISSING,  # the spec's ee_body
+        resampling_time_range=(4.0, 4.0),
+        debug_vis=False,
+        ranges=mdp.UniformPoseCommandCfg.Ranges(  # Isaac Lab's Franka reach workspace, hand pointing down
+            pos_x=(0.35, 0.65),
+            pos_y=(-0.2, 0.2),
+            pos_z=(0.15, 0.5),
+            roll=(0.0, 0.0),
+            pitch=(math.pi, math.pi),
+            yaw=(-math.pi, math.pi),
+        ),
+    )
+
+
+@configclass
+class ActionsCfg:
+    """Joint position targets around the default pose; a 0-1 step latency as a ROS control loop adds."""
+
+    joint_pos = mdp.DelayedJointPositionActionCfg(
+        asset_name="robot",
+        joint_names=MISSING,
+        scale=0.5,
+        use_default_offset=True,
+        preserve_order=True,
+        delay_range=(0, 1),
+    )
+
+
+@configclass
+class PolicyObsCfg(ObsGroup):
+    """Joint encoders, the target pose in the base frame and the last action, with encoder noise."""
+
+    joint_pos = ObsTerm(func=mdp.joint_pos_rel, params={"asset_cfg": _arm()}, noise=Unoise(n_min=-0.01, n_max=0.01))
+    joint_vel = ObsTerm(func=mdp.joint_vel_rel, params={"asset_cfg": _arm()}, noise=Unoise(n_min=-0.05, n_max=0.05))
+    pose_command = ObsTerm(func=mdp.generated_commands, params={"command_name": COMMAND})
+    actions = ObsTerm(func=mdp.last_action)
+
+    def __post_init__(self):
+        self.enable_corruption = True
+        self.concatenate_terms = True
+
+
+@configclass
+class CriticObsCfg(PolicyObsCfg):
+    """The policy terms noise-free, plus the world-frame pose error and this env's randomised physics."""
+
+    ee_pose_error = ObsTerm(func=mdp.ee_pose_error_w, params={"command_name": COMMAND, "asset_cfg": _arm()})
+    gain_scale = ObsTerm(func=mdp.actuator_gain_scale)
+    joint_friction = ObsTerm(func=mdp.joint_friction, params={"asset_cfg": _arm()})
+    joint_armature = ObsTerm(func=mdp.joint_armature, params={"asset_cfg": _arm()})
+    action_delay = ObsTerm(func=mdp.action_delay)
+
+    def __post_init__(self):
+        self.enable_corruption = False
+        self.concatenate_terms = True
+
+
+@configclass
+class ObservationsCfg:
+    policy: PolicyObsCfg = PolicyObsCfg()
+    critic: CriticObsCfg = CriticObsCfg()
+
+
+@configclass
+class EventsCfg:
+    """Domain randomisation, on by default; every range is a config field."""
+
+    motor_strength = EventTerm(
+        func=mdp.randomize_actuator_gains,
+        mode="startup",
+        params={
+            "asset_cfg": _arm(),
+            "stiffness_distribution_params": (0.8, 1.2),
+            "damping_distribution_params": (0.8, 1.2),
+            "operation": "scale",
+        },
+    )
+    joint_friction = EventTerm(  # the MJCF has none; real harmonic drives have a few tenths of a N m
+        func=mdp.randomize_joint_parameters,
+        mode="startup",
+        params={"asset_cfg": _arm(), "friction_distribution_params": (0.0, 0.3), "operation": "add"},
+    )
+    joint_armature = EventTerm(
+        func=mdp.randomize_joint_parameters,
+        mode="startup",
+        params={"asset_cfg": _arm(), "armature_distribution_params": (0.8, 1.2), "operation": "scale"},
+    )
+    hold_fingers = EventTerm(func=mdp.hold_unactuated_joints, mode="reset")
+    reset_joints = EventTerm(
+        func=mdp.reset_joints_by_offset,
+        mode="reset",
+        params={"asset_cfg": _arm(), "position_range": (-0.2, 0.2), "velocity_range": (0.0, 0.0)},
+    )
+
+
+@configclass
+class RewardsCfg:
+    """Isaac Lab's reach rewards: coarse L2 position and orientation errors, a fine tanh position kernel."""
+
+    ee_position_error = RewTerm(
+        func=mdp.position_command_error, weight=-0.2, params={"command_name": COMMAND, "asset_cfg": _arm()}
+    )
+    ee_position_fine = RewTerm(
+        func=mdp.position_command_error_tanh,
+        weight=0.1,
+        params={"command_name": COMMAND, "asset_cfg": _arm(), "std": 0.1},
+    )
+    ee_orientation_error = RewTerm(
+        func=mdp.orientation_command_error, weight=-0.1, params={"command_name": COMMAND, "asset_cfg": _arm()}
+    )
+    action_rate = RewTerm(func=mdp.action_rate_l2, weight=-1.0e-4)
+    joint_vel = RewTerm(func=mdp.joint_vel_l2, weight=-1.0e-4, params={"asset_cfg": _arm()})
+
+
+@configclass
+class TerminationsCfg:
+    time_out = DoneTerm(func=mdp.time_out, time_out=True)
+
+
+@configclass
+class CurriculumCfg:
+    """Smoothness penalties grow once tracking is learnt (Isaac Lab's reach schedule, in env steps)."""
+
+    action_rate = CurrTerm(
+        func=mdp.modify_reward_weight, params={"term_name": "action_rate", "weight": -0.005, "num_steps": 4500}
+    )
+    joint_vel = CurrTerm(
+        func=mdp.modify_reward_weight, params={"term_name": "joint_vel", "weight": -0.001, "num_steps": 4500}
+    )
+
+
+@configclass
+class ReachEnvCfg(ManagerBasedRLEnvCfg):
+    """50 Hz policy over 200 Hz physics, 12 s episodes of three 4 s targets."""
+
+    robot: str = MISSING
+    """Name of an arm in :data:`sim2real.robots.ROBOTS` (its spec must set ``ee_body``)."""
+    sim: SimulationCfg = SimulationCfg(physics=newton_cpu(), device="cpu")
+    scene: SceneCfg = SceneCfg(num_envs=256, env_spacing=2.5)
+    observations: ObservationsCfg = ObservationsCfg()
+    actions: ActionsCfg = ActionsCfg()
+    commands: CommandsCfg = CommandsCfg()
+    rewards: RewardsCfg = RewardsCfg()
+    terminations: TerminationsCfg = TerminationsCfg()
+    events: EventsCfg = EventsCfg()
+    curriculum: CurriculumCfg = CurriculumCfg()
+
+    def __post_init__(self):
+        self.decimation = 4
+        self.episode_length_s = 12.0
+        self.sim.dt = 0.005
+        self.sim.render_interval = self.decimation
+        if self.robot is not MISSING:
+            self.apply_robot(ROBOTS[self.robot])
+
+    def apply_robot(self, spec: RobotSpec) -> None:
+        """Point every joint- and body-naming term at ``spec``; called once from ``__post_init__``."""
+        if not spec.ee_body:
+            raise ValueError(f"robot {spec.name!r} has no ee_body: it cannot run the reach task")
+        self.scene.robot = articulation_cfg(spec)
+        self.commands.ee_pose.body_name = spec.ee_body
+        self.actions.joint_pos.joint_names = list(spec.joint_names)
+        for params in _term_params(self):
+            params["asset_cfg"].joint_names = list(spec.joint_names)
+            if "command_name" in params:  # pose-tracking terms read the end-effector body
+                params["asset_cfg"].body_names = [spec.ee_body]
+
+
+def _term_params(env: ReachEnvCfg) -> list[dict]:
+    """Parameters of every observation, event and reward term that names robot joints or bodies."""
+    groups = (env.observations.policy, env.observations.critic, env.events, env.rewards)
+    terms = [t for group in groups for t in vars(group).values() if hasattr(t, "params")]
+    return [t.params for t in terms if "asset_cfg" in t.params]

@@ -1,0 +1,117 @@
+"""The G1 humanoid flat velocity task on real Isaac Lab (Newton on the CPU): layout, standing, falls, rewards, CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
+NUM_ENVS = 4
+NUM_JOINTS = 23
+# documented in docs/tasks.md: 9 + 3n policy values; the critic adds 3+1+2+1+1+3+2n+1 privileged ones
+POLICY_SIZE, CRITIC_SIZE = 9 + 3 * NUM_JOINTS, 9 + 3 * NUM_JOINTS + 12 + 2 * NUM_JOINTS
+
+
+@contextlib.contextmanager
+def g1_env(calm: bool = False):
+    """A G1 env wrapped for rsl-rl. ``calm``: spawn at rest in the exact default pose, no pushes or action delay."""
+    from sim2real.config import load_task
+    from sim2real.train import make_env, seed_everything, simulation
+
+    run = load_task(G1_TASK, [f"env.scene.num_envs={NUM_ENVS}"])
+    if calm:
+        events = run.env.events
+        events.reset_base.params["velocity_range"] = {}
+        events.reset_joints.params["position_range"] = (1.0, 1.0)
+        events.push_robot = None
+        run.env.actions.joint_pos.delay_range = (0, 0)
+    seed_everything(run.env.seed)
+    with simulation(run):
+        env = make_env(run)
+        try:
+            yield env
+        finally:
+            env.close()
+
+
+@pytest.fixture(scope="module")
+def env():
+    with g1_env(calm=True) as wrapped:
+        yield wrapped
+
+
+def test_observation_groups_have_documented_sizes(env):
+    manager = env.unwrapped.observation_manager
+    critic_terms = dict(zip(manager.active_terms["critic"], manager.group_obs_term_dim["critic"], strict=True))
+    assert critic_terms["foot_contacts"] == (2,)  # one contact state per foot: the spec's foot count
+    obs = env.get_observations()
+    assert obs["policy"].shape == (NUM_ENVS, POLICY_SIZE) and obs["critic"].shape == (NUM_ENVS, CRITIC_SIZE)
+
+
+def test_joint_order_follows_robot_spec(env):
+    from sim2real.robots import G1
+
+    action_term = env.unwrapped.action_manager.get_term("joint_pos")
+    robot = env.unwrapped.scene["robot"]
+    assert [robot.joint_names[i] for i in action_term._joint_ids] == list(G1.joint_names)
+
+
+def test_standing_at_default_pose_with_zero_actions_stays_up_for_one_second(env):
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    for _ in range(50):  # 1 s at 50 Hz
+        obs, rewards, dones, extras = env.step(torch.zeros(env.num_envs, NUM_JOINTS))
+        assert not dones.any(), "a standing robot terminated"
+    assert torch.isfinite(obs["policy"]).all() and torch.isfinite(rewards).all()
+    assert (robot.data.root_pos_w.torch[:, 2] > 0.65).all()  # pelvis at ~0.77 m when standing
+    assert (robot.data.projected_gravity_b.torch[:, 2] < -0.9).all()  # upright
+
+
+def test_fallen_robot_terminates(env):
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    # lying on its back: pitched 90 deg about y, pelvis and torso on the ground
+    pose = torch.tensor([0.0, 0.0, 0.15, 0.0, 0.7071068, 0.0, 0.7071068]).repeat(env.num_envs, 1)
+    pose[:, :2] = env.unwrapped.scene.env_origins[:, :2]
+    robot.write_root_pose_to_sim_index(root_pose=pose)
+    robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(env.num_envs, 6))
+    terminated = torch.zeros(env.num_envs, dtype=torch.bool)
+    for _ in range(10):
+        _, _, dones, extras = env.step(torch.zeros(env.num_envs, NUM_JOINTS))
+        terminated |= dones.bool() & ~extras["time_outs"].bool()
+        if terminated.all():
+            break
+    assert terminated.all()
+
+
+def _term(env, name: str) -> torch.Tensor:
+    term = env.unwrapped.reward_manager.get_term_cfg(name)
+    return term.func(env.unwrapped, **term.params) * term.weight
+
+
+def test_joint_deviation_penalises_arms_away_from_default(env):
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    assert (_term(env, "joint_deviation_arms").abs() < 1e-3).all()
+    arm_ids, _ = robot.find_joints(".*_shoulder_pitch_joint")
+    joint_pos = robot.data.default_joint_pos.torch.clone()
+    joint_pos[:, arm_ids] -= 0.5  # both arms raised
+    robot.write_joint_position_to_sim_index(position=joint_pos)
+    assert torch.allclose(_term(env, "joint_deviation_arms"), torch.tensor(-0.1 * 0.5 * 2), atol=1e-3)
+    assert (_term(env, "joint_deviation_hip").abs() < 1e-3).all()  # the legs did not move
+
+
+def test_cli_trains_two_iterations_and_writes_a_checkpoint(tmp_path: Path):
+    args = ["train", "--task", G1_TASK, "env.scene.num_envs=4", "agent.num_steps_per_env=8"]
+    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
+    result = subprocess.run(
+        [sys.executable, "-m", "sim2real.cli", *args], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = (tmp_path / "g1_flat").iterdir()
+    assert list(run_dir.glob("model_*.pt"))

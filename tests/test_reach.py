@@ -1,0 +1,148 @@
+"""The Franka Panda reach task on real Isaac Lab (Newton on the CPU): layout, holding pose, reward, training."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+REACH_TASK = "Sim2Real-Reach-Panda-v0"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"
+NUM_ENVS = 4
+
+
+@contextlib.contextmanager
+def reach_env(*overrides: str, num_envs: int = NUM_ENVS):
+    """A Panda reach env wrapped for rsl-rl, built and closed around the block."""
+    from sim2real.config import load_task
+    from sim2real.train import make_env, seed_everything, simulation
+
+    run = load_task(REACH_TASK, [f"env.scene.num_envs={num_envs}", *overrides])
+    seed_everything(run.env.seed)
+    with simulation(run):
+        env = make_env(run)
+        try:
+            yield env
+        finally:
+            env.close()
+
+
+@pytest.fixture(scope="module")
+def env():
+    with reach_env() as wrapped:
+        yield wrapped
+
+
+def documented_terms(group: str) -> list[tuple[str, int]]:
+    """(term, size) rows of one group's table in the Panda reach section of docs/tasks.md."""
+    section = DOCS.read_text().split("## Franka Panda reach")[1].split("\n## ")[0]
+    table = section.split(f"#### `{group}` group")[1].split("\n#### ")[0]
+    return [(name, int(size)) for name, size in re.findall(r"^\| \d+ \| (\w+) \| (\d+) \|", table, flags=re.M)]
+
+
+def test_observation_groups_match_documented_layout(env):
+    manager = env.unwrapped.observation_manager
+
+    def layout(group: str) -> list[tuple[str, int]]:
+        dims = [d[0] for d in manager.group_obs_term_dim[group]]
+        return list(zip(manager.active_terms[group], dims, strict=True))
+
+    policy, critic = documented_terms("policy"), documented_terms("critic")
+    assert layout("policy") == policy
+    assert layout("critic") == policy + critic
+    obs = env.get_observations()
+    assert obs["policy"].shape == (NUM_ENVS, 28) and obs["critic"].shape == (NUM_ENVS, 67)
+
+
+def test_action_drives_the_spec_arm_joints(env):
+    from sim2real.robots import PANDA
+
+    robot = env.unwrapped.scene["robot"]
+    term = env.unwrapped.action_manager.get_term("joint_pos")
+    assert [robot.joint_names[i] for i in term._joint_ids] == list(PANDA.joint_names)
+    assert env.num_actions == 7
+
+
+def test_arm_holds_its_pose_and_hand_stays_open(env):
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    for _ in range(100):  # 2 s from the randomised start
+        obs, rewards, _, _ = env.step(torch.zeros(env.num_envs, 7))
+    assert torch.isfinite(obs["critic"]).all() and torch.isfinite(rewards).all()
+    targets = env.unwrapped.action_manager.get_term("joint_pos")._delayed_targets
+    assert (robot.data.joint_pos.torch[:, :7] - targets).abs().max() < 0.1  # PD alone holds against gravity
+    assert robot.data.joint_vel.torch.abs().max() < 0.1  # and settles: no PD oscillation
+    assert (robot.data.joint_pos.torch[:, 7:] > 0.035).all()
+
+
+def test_randomised_physics_differs_across_envs_and_reaches_the_critic(env):
+    robot = env.unwrapped.scene["robot"]
+    armature = robot.data.joint_armature.torch[:, :7]
+    friction = robot.data.joint_friction_coeff.torch[:, :7]
+    assert armature.std(dim=0).min() > 1e-4 and ((armature > 0.1 * 0.8 - 1e-6) & (armature < 0.1 * 1.2 + 1e-6)).all()
+    assert friction.std(dim=0).min() > 1e-4 and ((friction >= 0) & (friction <= 0.3 + 1e-6)).all()
+    critic = env.get_observations()["critic"]
+    assert torch.allclose(critic[:, 28 + 6 + 18 : 28 + 6 + 18 + 7], friction)
+
+
+def _place_arm(env, offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Write the arm to default + ``offset`` on every joint; return the hand pose in the base frame."""
+    from isaaclab.utils.math import subtract_frame_transforms
+
+    robot = env.unwrapped.scene["robot"]
+    arm = list(range(7))
+    q = robot.data.default_joint_pos.torch[:, arm] + offset
+    robot.write_joint_position_to_sim_index(position=q, joint_ids=arm)
+    robot.write_joint_velocity_to_sim_index(velocity=torch.zeros_like(q), joint_ids=arm)
+    env.unwrapped.scene.update(0.0)
+    hand = robot.body_names.index("hand")
+    return subtract_frame_transforms(
+        robot.data.root_pos_w.torch,
+        robot.data.root_quat_w.torch,
+        robot.data.body_pos_w.torch[:, hand],
+        robot.data.body_quat_w.torch[:, hand],
+    )
+
+
+def _tracking_reward(env) -> torch.Tensor:
+    manager = env.unwrapped.reward_manager
+    total = torch.zeros(env.num_envs)
+    for name in ("ee_position_error", "ee_position_fine", "ee_orientation_error"):
+        term = manager.get_term_cfg(name)
+        total += term.func(env.unwrapped, **term.params) * term.weight
+    return total
+
+
+def _critic(env) -> torch.Tensor:
+    """Critic observations of the current state (the wrapper's get_observations returns the last step's)."""
+    return env.unwrapped.observation_manager.compute()["critic"]
+
+
+def test_reward_is_higher_with_the_hand_at_the_target(env):
+    env.reset()
+    pos_b, quat_b = _place_arm(env, offset=0.1)
+    command = env.unwrapped.command_manager.get_term("ee_pose")
+    command.pose_command_b[:] = torch.cat((pos_b, quat_b), dim=-1)
+    at_target = _tracking_reward(env)
+    error = _critic(env)[:, 28:34]  # world-frame pose error seen by the critic
+    assert error.abs().max() < 1e-3
+    command.pose_command_b[:, :3] = pos_b + torch.tensor([0.0, 0.3, -0.2])
+    away = _tracking_reward(env)
+    assert (at_target > away + 0.05).all()
+    assert (_critic(env)[:, 28:31].norm(dim=-1) > 0.3).all()
+
+
+def test_two_iteration_training_run_writes_a_checkpoint(tmp_path: Path):
+    args = ["train", "--task", REACH_TASK, "env.scene.num_envs=8", "agent.num_steps_per_env=8"]
+    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
+    result = subprocess.run(
+        [sys.executable, "-m", "sim2real.cli", *args], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = (tmp_path / "panda_reach").iterdir()
+    assert list(run_dir.glob("model_*.pt"))
