@@ -59,7 +59,7 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
     device = settings["device"]
     if device != "cpu" and not str(device).startswith("cuda"):
         raise ConfigError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
-    physics = settings["physics"] or default_physics(device)
+    physics = settings["physics"] or default_physics(device, env_cfg)
     if physics not in PHYSICS_PRESETS:
         raise ConfigError(f"unknown physics preset {physics!r}. Valid presets: {', '.join(PHYSICS_PRESETS)}")
     settings["physics"] = physics

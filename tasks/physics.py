@@ -1,8 +1,10 @@
 """Physics presets. Picking one is a single setting (``physics=...`` on the CLI); tasks never hard-code solver knobs.
 
-``newton_cpu`` was chosen by measurement on a 2-core machine (``benchmarks/physics_settings.py``, results in
-``docs/physics_cpu.md``): the fastest MuJoCo-Warp setting that still stands the Go2 steadily with its feet on the
-ground and no visible penetration. ``newton_gpu`` keeps Isaac Lab's stock locomotion settings for thousands of envs.
+- ``native_mujoco_cpu`` (CPU default): the same MuJoCo model stepped by native MuJoCo (C) on all cores
+  (``tasks/physics_native.py``, measurements in ``docs/native_physics.md``).
+- ``newton_cpu``: MuJoCo-Warp on Warp's CPU device, the fastest setting that still stands the Go2 steadily with its
+  feet on the ground (``benchmarks/physics_settings.py``, ``docs/physics_cpu.md``).
+- ``newton_gpu`` (GPU default): Isaac Lab's stock locomotion settings, for thousands of envs.
 """
 
 from __future__ import annotations
@@ -48,5 +50,7 @@ def native_mujoco_cpu() -> NewtonCfg:
 PHYSICS_PRESETS = {"newton_cpu": newton_cpu, "newton_gpu": newton_gpu, "native_mujoco_cpu": native_mujoco_cpu}
 
 
-def default_physics(device: str) -> str:
-    return "newton_cpu" if device == "cpu" else "newton_gpu"
+def default_physics(device: str, env_cfg: object = None) -> str:
+    """On the CPU the task's validated preset (``cpu_physics``; native MuJoCo unless the task says otherwise: 2.5-3.6x
+    faster training than MuJoCo-Warp there, docs/native_physics.md); MuJoCo-Warp on a GPU."""
+    return getattr(env_cfg, "cpu_physics", "native_mujoco_cpu") if device == "cpu" else "newton_gpu"
