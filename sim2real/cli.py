@@ -18,7 +18,9 @@ overrides (Hydra syntax, any env or agent field):
   env.scene.num_envs=1024          number of parallel environments
   agent.max_iterations=1500        PPO iterations (each = num_steps_per_env x num_envs env steps)
   device=cuda:0                    env AND learner device (default cpu)
-  physics=newton_gpu               physics preset (default: newton_cpu on cpu, newton_gpu on cuda)
+  physics=newton_cpu               physics preset: native_mujoco_cpu (CPU default), newton_cpu,
+                                   newton_gpu (GPU default)
+  agent.minibatch_size=384         fix the minibatch size instead of the count (scales with num_envs)
   seed=7  run_name=myrun           seed (set before env creation) and run-folder suffix
   env.events.push_robot=null       disable a term (randomisation, reward, ...)
 A wrong key or a value of the wrong type is an error that lists the valid keys.
