@@ -127,3 +127,12 @@ def test_curves_plots_reward_from_the_run(trained_run: Path, tmp_path: Path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     missing = sim2real("curves", str(trained_run), "--tag", "Train/nope", "--out", str(out), cwd=tmp_path)
     assert missing.returncode == 2 and "no 'Train/nope'" in missing.stderr
+
+
+def test_play_reports_survival_and_tracking(trained_run: Path, tmp_path: Path):
+    result = sim2real("play", str(trained_run), "--num-envs", "2", "env.episode_length_s=1.0", cwd=tmp_path)
+    assert result.returncode in (0, 1), result.stderr[-2000:]
+    report = json.loads(result.stdout[result.stdout.index("{\n") :])
+    assert 0.0 <= report["survival_rate"] <= 1.0 and 0.0 < report["mean_survival_time_s"] <= 1.0 + 1e-6
+    assert report["lin_vel_xy_error_mean"] >= 0 and report["yaw_rate_error_mean"] >= 0
+    assert report["checkpoint"].endswith(".pt") and Path(report["plot"]).is_file()
