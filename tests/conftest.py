@@ -13,12 +13,14 @@ GO2_TASK = "Sim2Real-Velocity-Flat-Go2-v0"
 
 
 @contextlib.contextmanager
-def go2_env(*overrides: str, num_envs: int = 8):
-    """A Go2 flat env wrapped for rsl-rl, built and closed around the block."""
+def task_env(task: str, *overrides: str, num_envs: int = 8, configure=None):
+    """A task's env wrapped for rsl-rl, built and closed around the block; ``configure(run)`` may edit the config."""
     from sim2real.config import load_task
     from sim2real.train import make_env, seed_everything, simulation
 
-    run = load_task(GO2_TASK, [f"env.scene.num_envs={num_envs}", *overrides])
+    run = load_task(task, [f"env.scene.num_envs={num_envs}", *overrides])
+    if configure is not None:
+        configure(run)
     seed_everything(run.env.seed)
     with simulation(run):
         env = make_env(run)
@@ -26,6 +28,10 @@ def go2_env(*overrides: str, num_envs: int = 8):
             yield env
         finally:
             env.close()
+
+
+def go2_env(*overrides: str, num_envs: int = 8):
+    return task_env(GO2_TASK, *overrides, num_envs=num_envs)
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
+from conftest import task_env
 
 G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
 NUM_ENVS = 4
@@ -17,26 +17,17 @@ NUM_JOINTS = 23
 POLICY_SIZE, CRITIC_SIZE = 9 + 3 * NUM_JOINTS, 9 + 3 * NUM_JOINTS + 12 + 2 * NUM_JOINTS
 
 
-@contextlib.contextmanager
-def g1_env(calm: bool = False):
-    """A G1 env wrapped for rsl-rl. ``calm``: spawn at rest in the exact default pose, no pushes or action delay."""
-    from sim2real.config import load_task
-    from sim2real.train import make_env, seed_everything, simulation
+def _calm(run) -> None:
+    """Spawn at rest in the exact default pose, no pushes or action delay."""
+    events = run.env.events
+    events.reset_base.params["velocity_range"] = {}
+    events.reset_joints.params["position_range"] = (1.0, 1.0)
+    events.push_robot = None
+    run.env.actions.joint_pos.delay_range = (0, 0)
 
-    run = load_task(G1_TASK, [f"env.scene.num_envs={NUM_ENVS}"])
-    if calm:
-        events = run.env.events
-        events.reset_base.params["velocity_range"] = {}
-        events.reset_joints.params["position_range"] = (1.0, 1.0)
-        events.push_robot = None
-        run.env.actions.joint_pos.delay_range = (0, 0)
-    seed_everything(run.env.seed)
-    with simulation(run):
-        env = make_env(run)
-        try:
-            yield env
-        finally:
-            env.close()
+
+def g1_env(calm: bool = False):
+    return task_env(G1_TASK, num_envs=NUM_ENVS, configure=_calm if calm else None)
 
 
 @pytest.fixture(scope="module")

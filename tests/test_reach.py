@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 import subprocess
 import sys
@@ -10,26 +9,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import task_env
 
 REACH_TASK = "Sim2Real-Reach-Panda-v0"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"
 NUM_ENVS = 4
 
 
-@contextlib.contextmanager
 def reach_env(*overrides: str, num_envs: int = NUM_ENVS):
-    """A Panda reach env wrapped for rsl-rl, built and closed around the block."""
-    from sim2real.config import load_task
-    from sim2real.train import make_env, seed_everything, simulation
-
-    run = load_task(REACH_TASK, [f"env.scene.num_envs={num_envs}", *overrides])
-    seed_everything(run.env.seed)
-    with simulation(run):
-        env = make_env(run)
-        try:
-            yield env
-        finally:
-            env.close()
+    return task_env(REACH_TASK, *overrides, num_envs=num_envs)
 
 
 @pytest.fixture(scope="module")
