@@ -47,7 +47,24 @@ def native_mujoco_cpu() -> NewtonCfg:
     )
 
 
-PHYSICS_PRESETS = {"newton_cpu": newton_cpu, "newton_gpu": newton_gpu, "native_mujoco_cpu": native_mujoco_cpu}
+def native_mujoco_cpu_elliptic() -> NewtonCfg:
+    """``native_mujoco_cpu`` with the Go2 MJCF's own friction model (elliptic cone, impratio 100): slower, but what the
+    native-MuJoCo sim-to-sim check and the ROS bridge simulate; used to fine-tune policies for them."""
+    from sim2real.tasks.physics_native import NativeMuJoCoSolverCfg
+
+    return NewtonCfg(
+        solver_cfg=NativeMuJoCoSolverCfg(**{**_SOLVER, "cone": "elliptic", "impratio": 100.0}),
+        num_substeps=1,
+        default_shape_cfg=NewtonShapeCfg(**_SHAPES),
+    )
+
+
+PHYSICS_PRESETS = {
+    "newton_cpu": newton_cpu,
+    "newton_gpu": newton_gpu,
+    "native_mujoco_cpu": native_mujoco_cpu,
+    "native_mujoco_cpu_elliptic": native_mujoco_cpu_elliptic,
+}
 
 
 def default_physics(device: str, env_cfg: object = None) -> str:
