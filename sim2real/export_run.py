@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sim2real.config import load_task
 from sim2real.robots import ROBOTS
-from sim2real.runlog import read_run_info, resolve_checkpoint
+from sim2real.runlog import read_run_info, recorded_overrides, resolve_checkpoint
 from sim2real.train import load_checkpoint, make_env, make_runner, simulation
 
 
@@ -17,9 +17,10 @@ def export_run(run_path: str, out: Path | None = None) -> dict:
 
     run_dir, checkpoint = resolve_checkpoint(run_path)
     info = read_run_info(run_dir)
-    base = [f"{k}={v}" for k, v in info["settings"].items() if k in ("physics", "seed")]
     # one CPU env is enough to rebuild the actor; the metadata comes from the same resolved config
-    run = load_task(info["task"], [*base, *info.get("overrides", []), "device=cpu", "env.scene.num_envs=1"])
+    run = load_task(
+        info["task"], [*recorded_overrides(info, ("physics", "seed")), "device=cpu", "env.scene.num_envs=1"]
+    )
     metadata = build_metadata(
         task_id=info["task"],
         robot=ROBOTS[run.env.robot],

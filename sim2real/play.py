@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from sim2real.config import load_task
-from sim2real.runlog import read_run_info, resolve_checkpoint
+from sim2real.runlog import read_run_info, recorded_overrides, resolve_checkpoint
 from sim2real.train import check_device, load_checkpoint, make_env, make_runner, seed_everything, simulation
 
 
@@ -15,10 +15,14 @@ def play(run_path: str, overrides: list[str], num_envs: int = 16, episodes: int 
 
     run_dir, checkpoint = resolve_checkpoint(run_path)
     info = read_run_info(run_dir)
-    base = [f"{k}={v}" for k, v in info["settings"].items() if k in ("device", "physics", "seed")]
     run = load_task(
         info["task"],
-        [*base, *info.get("overrides", []), f"env.scene.num_envs={num_envs}", "env.events.push_robot=null", *overrides],
+        [
+            *recorded_overrides(info, ("device", "physics", "seed")),
+            f"env.scene.num_envs={num_envs}",
+            "env.events.push_robot=null",
+            *overrides,
+        ],
     )
     check_device(run.settings["device"])
     seed_everything(run.env.seed)

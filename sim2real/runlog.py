@@ -96,6 +96,14 @@ def read_run_info(run_dir: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def recorded_overrides(info: dict, settings: tuple[str, ...] | None = None) -> list[str]:
+    """The overrides that rebuild a run's config: its top-level settings (all, or only ``settings``), then its own."""
+    chosen = [
+        f"{k}={v}" for k, v in info["settings"].items() if v not in (None, "") and (not settings or k in settings)
+    ]
+    return [*chosen, *info.get("overrides", [])]
+
+
 def machine_description() -> str:
     cpu = platform.processor() or platform.machine()
     try:

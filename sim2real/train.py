@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from sim2real.config import ConfigError, RunConfig, load_task, to_plain, world
-from sim2real.runlog import new_run_dir, read_run_info, resolve_checkpoint, write_run_info
+from sim2real.runlog import new_run_dir, read_run_info, recorded_overrides, resolve_checkpoint, write_run_info
 
 
 def seed_everything(seed: int) -> None:
@@ -80,7 +80,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         run_dir, checkpoint = resolve_checkpoint(resume)
         info = read_run_info(run_dir)
         task = info["task"]
-        overrides = [*_settings_overrides(info["settings"]), *info.get("overrides", []), *overrides]
+        overrides = [*recorded_overrides(info), *overrides]
     run = load_task(task, overrides)
     check_device(run.settings["device"])
     size, rank, _ = world()
@@ -111,7 +111,3 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
             print(f"{run_dir} already finished {run.agent.max_iterations} iterations; raise agent.max_iterations")
         env.close()
     return run_dir
-
-
-def _settings_overrides(settings: dict) -> list[str]:
-    return [f"{k}={v}" for k, v in settings.items() if v not in (None, "")]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +42,10 @@ def env():
     """One 8-env Go2 env shared by the read-only tests of a module (building one takes seconds)."""
     with go2_env() as wrapped:
         yield wrapped
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+    """``sim2real <args>`` in a subprocess, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "sim2real.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from conftest import run_cli
 
 TINY = ["env.scene.num_envs=8", "agent.num_steps_per_env=8", "agent.save_interval=1"]
 
 
-def sim2real(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sim2real.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=900
-    )
+sim2real = run_cli
 
 
 @pytest.fixture(scope="module")
