@@ -108,7 +108,7 @@ def test_shipped_policy_walks(ros_context, joint_limits, tmp_path):
         wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3, 10, "soft start")
         wait_for(lambda: probe.poses, 10, "probe matched to base_pose")
         assert probe.call("enable").success
-        probe.wait_mode("RUNNING")
+        t_run = probe.wait_mode("RUNNING")
         start = probe.poses[-1][1]
         for _ in range(40):  # 4 s at 0.5 m/s
             probe.send_cmd(0.5)
@@ -119,9 +119,11 @@ def test_shipped_policy_walks(ros_context, joint_limits, tmp_path):
             time.sleep(0.1)
         with probe.lock:
             settle = [p for t, p in probe.poses if t > time.monotonic() - 1.0]
+            heights = [p[2] for t, p in probe.poses if t >= t_run]
         assert walked[0] - start[0] > 0.5, (start, walked)
         assert abs(walked[1] - start[1]) < 0.5
-        assert min(p[2] for _, p in probe.poses[-2000:]) > 0.18  # base never dropped: upright
+        # Base never dropped while the policy ran (the soft start before it may sag on Kp 25; its test is above).
+        assert min(heights) > 0.18, min(heights)
         assert np.ptp([p[0] for p in settle]) < 0.1  # stopped
         assert probe.mode == "RUNNING"
         assert_in_limits(probe.targets, joint_limits, OUTPUT_ORDER)
