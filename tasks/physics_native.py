@@ -53,9 +53,10 @@ _C_SOURCE = r"""
 typedef struct {
   int nworld, nthread, nq, nv, nu, na, nbody, njmax, naconmax, efc_cols, nstep, ncon_cap;
   mjModel** m; mjData** d;   /* m: one per world; d: one scratch MjData per thread */
+  /* same order as _DATA_ARRAYS, _CONTACT_ARRAYS and _STAGE_ARRAYS below */
   float *qpos, *qvel, *qacc, *qacc_warmstart, *qfrc_applied, *xfrc_applied, *ctrl, *act, *qfrc_actuator;
-  float *xpos, *xquat;
-  float *c_pos, *c_frame, *c_friction, *c_dist; int *c_dim, *c_geom, *c_efc_address, *c_worldid; int *nacon;
+  float *xpos, *xquat; int *nacon;
+  float *c_pos, *c_frame, *c_friction, *c_dist; int *c_dim, *c_geom, *c_efc_address, *c_worldid;
   float *efc_force;
   int *ncon_world;   /* out: native contact count per world */
   int *nefc_world;   /* out: native constraint rows per world */
@@ -150,9 +151,8 @@ int batch_step(Batch* b) {
 """
 
 _FIELDS = ["nworld", "nthread", "nq", "nv", "nu", "na", "nbody", "njmax", "naconmax", "efc_cols", "nstep", "ncon_cap"]
-_PTRS = [
-    "m",
-    "d",
+# Array pointers of the C ``Batch`` struct, in its order: MuJoCo-Warp's data and contact arrays, then staging.
+_DATA_ARRAYS = (
     "qpos",
     "qvel",
     "qacc",
@@ -164,25 +164,27 @@ _PTRS = [
     "qfrc_actuator",
     "xpos",
     "xquat",
-    "c_pos",
-    "c_frame",
-    "c_friction",
-    "c_dist",
-    "c_dim",
-    "c_geom",
-    "c_efc_address",
-    "c_worldid",
     "nacon",
+)
+_CONTACT_ARRAYS = ("pos", "frame", "friction", "dist", "dim", "geom", "efc_address", "worldid")
+_STAGE_ARRAYS = {  # per-world contact staging: (values per contact, dtype)
+    "s_pos": (3, np.float32),
+    "s_frame": (9, np.float32),
+    "s_friction": (5, np.float32),
+    "s_dist": (1, np.float32),
+    "s_dim": (1, np.int32),
+    "s_geom": (2, np.int32),
+    "s_efc": (1, np.int32),
+}
+_PTRS = [
+    "m",
+    "d",
+    *_DATA_ARRAYS,
+    *(f"c_{name}" for name in _CONTACT_ARRAYS),
     "efc_force",
     "ncon_world",
     "nefc_world",
-    "s_pos",
-    "s_frame",
-    "s_friction",
-    "s_dist",
-    "s_dim",
-    "s_geom",
-    "s_efc",
+    *_STAGE_ARRAYS,
 ]
 
 
@@ -266,22 +268,15 @@ class NativeBatch:
         self._batched_fields = _batched_model_fields(mj_model, mjw_model, self.nworld)
         self.sync_model()
         d, c = mjw_data, mjw_data.contact
-        for name in self._DATA_ARRAYS:
+        for name in _DATA_ARRAYS:
             _check_host(getattr(d, name), name)
-        for name in self._CONTACT_ARRAYS:
+        for name in _CONTACT_ARRAYS:
             _check_host(getattr(c, name), f"contact.{name}")
         _check_host(d.efc.force, "efc.force")
         cap = max(1, int(d.naconmax) // self.nworld)  # nconmax per world
         slots = self.nworld * cap
-        self._stage = {  # per-world contact staging, packed into mjw_data.contact after the threads join
-            "s_pos": np.zeros((slots, 3), np.float32),
-            "s_frame": np.zeros((slots, 9), np.float32),
-            "s_friction": np.zeros((slots, 5), np.float32),
-            "s_dist": np.zeros(slots, np.float32),
-            "s_dim": np.zeros(slots, np.int32),
-            "s_geom": np.zeros((slots, 2), np.int32),
-            "s_efc": np.zeros(slots, np.int32),
-        }
+        # per-world contact staging, packed into mjw_data.contact after the threads join
+        self._stage = {name: np.zeros((slots, n) if n > 1 else slots, dt) for name, (n, dt) in _STAGE_ARRAYS.items()}
         self._b = _Batch(
             nworld=self.nworld,
             nthread=nthread,
@@ -304,29 +299,13 @@ class NativeBatch:
         self._bind()
         self._warned_drop = False
 
-    _DATA_ARRAYS = (
-        "qpos",
-        "qvel",
-        "qacc",
-        "qacc_warmstart",
-        "qfrc_applied",
-        "xfrc_applied",
-        "ctrl",
-        "act",
-        "qfrc_actuator",
-        "xpos",
-        "xquat",
-        "nacon",
-    )
-    _CONTACT_ARRAYS = ("pos", "frame", "friction", "dist", "dim", "geom", "efc_address", "worldid")
-
     def _bind(self) -> None:
         """Point the C routine at ``mjw_data``'s current host arrays (re-done every step: ~20 us, and safe should
         Newton ever replace an array)."""
         d, b = self.mjw_data, self._b
-        for name in self._DATA_ARRAYS:
+        for name in _DATA_ARRAYS:
             setattr(b, name, getattr(d, name).ptr)
-        for name in self._CONTACT_ARRAYS:
+        for name in _CONTACT_ARRAYS:
             setattr(b, f"c_{name}", getattr(d.contact, name).ptr)
         b.efc_force = d.efc.force.ptr
 

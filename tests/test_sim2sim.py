@@ -78,6 +78,16 @@ def test_module_is_robot_side_only(stand_policy, files):
     assert "HEAVY []" in result.stdout
 
 
+def test_custom_schedule_is_judged_by_its_commands(stand_policy, files, capsys):
+    """A --segment schedule gets the tracking limits by what it commands: standing still on a walk command fails,
+    standing on a zero command passes."""
+    walk = [str(stand_policy), "--segment", "walk", "0.5", "0", "0", "2", "--out", str(files / "walk")]
+    assert main(walk) == 1
+    assert "lin_x_err_mean" in capsys.readouterr().out
+    still = [str(stand_policy), "--segment", "still", "0", "0", "0", "1", "--out", str(files / "still")]
+    assert main(still) == 0
+
+
 def test_pd_stand_survives_and_keeps_base_up(stand_policy):
     report = run_sim2sim(stand_policy, STAND)
     episode = report["episodes"][0]
