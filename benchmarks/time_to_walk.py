@@ -1,0 +1,78 @@
+"""Time to walk: the first checkpoint of a training run that passes the native-MuJoCo sim-to-sim check, and the
+wall-clock it took from the start of ``sim2real train`` (start-up included) to that checkpoint being written.
+
+Each checkpoint is exported as a robot gets it (deterministic actor, ONNX) and run through ``sim2real sim2sim``'s
+default schedule, oldest first; the scan stops at the first pass unless ``--all`` is given. Run it on a folder of
+one uninterrupted training run (a resumed run's file times do not measure training time).
+
+    .venv/bin/sim2real train env.scene.num_envs=1024 agent.save_interval=25 run_name=walk   # in one shell
+    .venv/bin/python benchmarks/time_to_walk.py logs/go2_flat/<run> --out docs/time_to_walk.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+
+def checkpoints(run_dir: Path, every: int) -> list[tuple[int, Path]]:
+    found = (
+        (int(m.group(1)), p) for p in run_dir.glob("model_*.pt") if (m := re.fullmatch(r"model_(\d+)\.pt", p.name))
+    )
+    return sorted((it, p) for it, p in found if it > 0 and it % every == 0)
+
+
+def minutes_since_start(run_dir: Path, checkpoint: Path) -> float:
+    started = datetime.fromisoformat(json.loads((run_dir / "run.json").read_text())["started_at"])
+    return (checkpoint.stat().st_mtime - started.timestamp()) / 60
+
+
+def check(checkpoint: Path, work: Path) -> dict:
+    """Export ``checkpoint`` in a subprocess (one Isaac Lab simulation per process), then run sim2sim on the file."""
+    from sim2real.export.sim2sim import Sim2SimConfig, run_sim2sim
+
+    onnx = work / checkpoint.stem / "policy.onnx"
+    export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
+    subprocess.run(export, check=True, capture_output=True, text=True)
+    report = run_sim2sim(onnx, Sim2SimConfig(out_dir=str(onnx.parent / "sim2sim")))
+    tracking = {m["name"]: round(m["lin_vel_err_mean"], 3) for m in report["episodes"][0]["segments"]}
+    return {"passed": report["passed"], "failed": report["failed"], "lin_vel_err_mean": tracking}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path, help="training run folder")
+    parser.add_argument("--every", type=int, default=25, help="check every N-th iteration's checkpoint")
+    parser.add_argument("--all", action="store_true", help="check every checkpoint, not only up to the first pass")
+    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    args = parser.parse_args()
+
+    results = []
+    with tempfile.TemporaryDirectory() as work:
+        for iteration, path in checkpoints(args.run, args.every):
+            row = {"iteration": iteration, "minutes": round(minutes_since_start(args.run, path), 1)}
+            row |= check(path, Path(work))
+            results.append(row)
+            print(
+                f"iteration {iteration:5d}  {row['minutes']:6.1f} min  {'PASS' if row['passed'] else 'fail'}  "
+                f"{row['lin_vel_err_mean']}",
+                flush=True,
+            )
+            if row["passed"] and not args.all:
+                break
+    first = next((r for r in results if r["passed"]), None)
+    summary = {"run": str(args.run), "first_pass": first, "checked": results}
+    print(f"first passing checkpoint: {first['iteration']} after {first['minutes']} min" if first else "no pass")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
