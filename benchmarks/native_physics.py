@@ -31,54 +31,67 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-GO2_XML = ROOT / "assets" / "robots" / "go2" / "go2.xml"
 TASK = "Sim2Real-Velocity-Flat-Go2-v0"
 DECIMATION, DT, ACTION_SCALE = 4, 0.005, 0.25
 
 
-def default_joint_pos(name: str) -> float:
-    """The Go2 spec's standing pose (``sim2real/robots/go2.py``), by joint name."""
-    from sim2real.robots import GO2
+def default_joint_pos(name: str, robot: str = "go2") -> float:
+    """A robot spec's standing/home pose (``sim2real/robots/``), by joint name."""
+    from sim2real.robots import ROBOTS
 
-    return dict(zip(GO2.joint_names, GO2.per_joint(GO2.default_joint_pos), strict=True))[name]
+    return ROBOTS[robot].default_pos(name)
 
 
-def bare_model():
-    """Go2 MJCF on a plane, motors -> PD position servos, solver options of the ``newton_cpu`` preset."""
+def bare_model(robot: str = "go2"):
+    """A robot's MJCF (on a plane if it floats), motors on its policy joints -> the spec's PD position servos, solver
+    options of the ``newton_cpu`` preset. Returns the model and the joint each actuator drives (None: not a joint)."""
     import mujoco
 
-    from sim2real.robots import GO2
+    from sim2real.robots import ROBOTS
 
-    spec = mujoco.MjSpec.from_file(str(GO2_XML))
+    spec_robot = ROBOTS[robot]
+    spec = mujoco.MjSpec.from_file(str(spec_robot.mjcf_path))
     spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
     spec.option.timestep = DT
     spec.option.cone = mujoco.mjtCone.mjCONE_PYRAMIDAL
     spec.option.impratio = 1.0
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     spec.option.iterations, spec.option.ls_iterations, spec.option.tolerance = 100, 50, 1e-6
-    for act in spec.actuators:  # the spec's PD gains and effort limits, by joint name
-        group = GO2.group_of(act.target)
+    for act in spec.actuators:  # the spec's PD gains and effort limits, by joint name (a gripper tendon keeps its own)
+        if act.trntype != mujoco.mjtTrn.mjTRN_JOINT or act.target not in spec_robot.joint_names:
+            continue
+        group = spec_robot.group_of(act.target)
         act.set_to_position(kp=group.stiffness, kv=group.damping)
         act.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
         act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
         act.forcerange = [-group.effort_limit, group.effort_limit]
     model = spec.compile()
-    joint = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, model.actuator_trnid[i, 0]) for i in range(model.nu)]
-    return model, joint
+    joints = [
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, model.actuator_trnid[i, 0])
+        if model.actuator_trntype[i] == mujoco.mjtTrn.mjTRN_JOINT
+        else None
+        for i in range(model.nu)
+    ]
+    return model, joints
 
 
-def measure_bare(num_envs: int, steps: int, nthread: int) -> dict:
+def measure_bare(num_envs: int, steps: int, nthread: int, robot: str = "go2") -> dict:
     import mujoco
     import numpy as np
     from mujoco import rollout
 
-    model, actuated_joints = bare_model()
+    from sim2real.robots import ROBOTS
+
+    model, actuated_joints = bare_model(robot)
     data = [mujoco.MjData(model) for _ in range(nthread)]
     models = [model] * num_envs
     d = mujoco.MjData(model)
-    d.qpos[2] = 0.33
-    for j in range(1, model.njnt):
-        d.qpos[model.jnt_qposadr[j]] = default_joint_pos(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j))
+    for j in range(model.njnt):
+        adr = model.jnt_qposadr[j]
+        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            d.qpos[adr + 2] = ROBOTS[robot].init_base_height or 0.33
+        elif name := mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j):
+            d.qpos[adr] = default_joint_pos(name, robot)
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     mujoco.mj_forward(model, d)
     nstate = mujoco.mj_stateSize(model, spec)
@@ -86,13 +99,14 @@ def measure_bare(num_envs: int, steps: int, nthread: int) -> dict:
     mujoco.mj_getState(model, d, state0, spec)
     states = np.tile(state0, (num_envs, 1))
     rng = np.random.default_rng(0)
-    default = np.array([default_joint_pos(name) for name in actuated_joints])
+    default = np.array([default_joint_pos(name, robot) if name else 0.0 for name in actuated_joints])
+    noise = ACTION_SCALE * np.array([name is not None for name in actuated_joints], dtype=float)
     out = np.empty((num_envs, DECIMATION, nstate))
     sensordata = np.empty((num_envs, DECIMATION, model.nsensordata))
     with rollout.Rollout(nthread=nthread) as runner:
 
         def env_step():
-            ctrl = default + ACTION_SCALE * rng.uniform(-1, 1, (num_envs, 1, model.nu))
+            ctrl = default + noise * rng.uniform(-1, 1, (num_envs, 1, model.nu))
             runner.rollout(
                 models,
                 data,
@@ -115,8 +129,8 @@ def measure_bare(num_envs: int, steps: int, nthread: int) -> dict:
     return {
         "env_steps_per_s": round(rate),
         "physics_steps_per_s": round(rate * DECIMATION),
-        "base_height_mean": round(float(states[:, 3].mean()), 3),
-    }  # state = [time, qpos...]
+    } | ({"base_height_mean": round(float(states[:, 3].mean()), 3)} if model.jnt_type[0] == 0 else {})
+    # state = [time, qpos...]: a floating base's height is qpos[2]
 
 
 def measure_isaac(num_envs: int, steps: int, physics: str) -> dict:

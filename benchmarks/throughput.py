@@ -5,6 +5,7 @@ Each env count runs in its own process. Stepping excludes the first steps (Warp 
 times whole rsl-rl iterations (rollout + PPO update) after one warm-up iteration.
 
     .venv/bin/python benchmarks/throughput.py                       # Go2 flat, 64/256/1024 envs, CPU
+    .venv/bin/python benchmarks/throughput.py --task Sim2Real-Reach-Panda-v0 --num-envs 64 256
     .venv/bin/python benchmarks/throughput.py --num-envs 4096 device=cuda:0 --out gpu.json
 """
 
@@ -53,14 +54,18 @@ def measure(task: str, num_envs: int, steps: int, iterations: int, overrides: li
     }
 
 
-def measure_bare_physics(num_envs: int, steps: int) -> dict:
-    """The robot's raw physics speed: its MJCF in native MuJoCo on all cores, no Isaac Lab, no learning."""
+def measure_bare_physics(task: str, num_envs: int, steps: int) -> dict:
+    """The task robot's raw physics speed: its MJCF alone in native MuJoCo on all cores, no Isaac Lab, no learning
+    (no terrain or objects: the limit of any task with that robot)."""
     import os
+
+    from sim2real.config import load_task
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from native_physics import measure_bare
 
-    return measure_bare(num_envs, steps, nthread=os.cpu_count() or 1)
+    robot = load_task(task).env.robot
+    return {"robot": robot, **measure_bare(num_envs, steps, nthread=os.cpu_count() or 1, robot=robot)}
 
 
 def _child(args: list[str]) -> dict | None:
@@ -87,7 +92,7 @@ def main() -> None:
         print("RESULT " + json.dumps(measure(args.task, args.child, args.steps, args.iterations, args.overrides)))
         return
     if args.bare_child is not None:
-        print("RESULT " + json.dumps(measure_bare_physics(args.bare_child, args.steps)))
+        print("RESULT " + json.dumps(measure_bare_physics(args.task, args.bare_child, args.steps)))
         return
     from sim2real.runlog import machine_description
 
