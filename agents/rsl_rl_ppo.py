@@ -52,6 +52,25 @@ class G1FlatPPORunnerCfg(LocomotionPPORunnerCfg):
     max_iterations = 1500  # a biped needs longer than the Go2 to find a stable gait (Isaac Lab's G1 flat: 1500)
 
 
+# rough terrain: the critic reads the 187-ray height scan, so it gets Isaac Lab's rough-terrain width; the blind
+# actor sees what it sees on flat ground and keeps the flat size
+_ROUGH_CRITIC = RslRlMLPModelCfg(hidden_dims=[512, 256, 128], activation="elu", obs_normalization=True)
+
+
+@configclass
+class Go2RoughPPORunnerCfg(Go2FlatPPORunnerCfg):
+    experiment_name = "go2_rough"
+    max_iterations = 1500  # Isaac Lab's Go2 rough
+    critic = _ROUGH_CRITIC
+
+
+@configclass
+class G1RoughPPORunnerCfg(G1FlatPPORunnerCfg):
+    experiment_name = "g1_rough"
+    max_iterations = 3000  # Isaac Lab's G1 rough
+    critic = _ROUGH_CRITIC
+
+
 @configclass
 class PandaReachPPORunnerCfg(LocomotionPPORunnerCfg):
     """Isaac Lab's Franka reach settings: small [64, 64] nets (a 28-input smooth task) and 8 epochs per batch."""
@@ -69,3 +88,25 @@ class PandaReachPPORunnerCfg(LocomotionPPORunnerCfg):
     def __post_init__(self):
         super().__post_init__()
         self.algorithm.num_learning_epochs = 8
+
+
+@configclass
+class PandaLiftPPORunnerCfg(LocomotionPPORunnerCfg):
+    """Isaac Lab's Franka lift settings: [256, 128, 64] nets, 1500 iterations, gamma 0.98, entropy 0.006,
+    learning rate 1e-4 (adaptive)."""
+
+    experiment_name = "panda_lift"
+    max_iterations = 1500
+    actor = RslRlMLPModelCfg(
+        hidden_dims=[256, 128, 64],
+        activation="elu",
+        obs_normalization=True,
+        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
+    )
+    critic = RslRlMLPModelCfg(hidden_dims=[256, 128, 64], activation="elu", obs_normalization=True)
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.algorithm.learning_rate = 1.0e-4
+        self.algorithm.entropy_coef = 0.006
+        self.algorithm.gamma = 0.98

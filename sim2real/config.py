@@ -64,6 +64,8 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
         raise ConfigError(f"unknown physics preset {physics!r}. Valid presets: {', '.join(PHYSICS_PRESETS)}")
     settings["physics"] = physics
     env_cfg.sim.physics = PHYSICS_PRESETS[physics]()
+    if callable(finalize := getattr(env_cfg, "finalize", None)):
+        finalize()  # what a task derives from overridable fields and the preset (rough: the policy's height scan)
     size, rank, local_rank = world()
     if size > 1 and device.startswith("cuda"):
         device = f"cuda:{local_rank}"  # torchrun: one GPU per local rank

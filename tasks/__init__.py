@@ -13,9 +13,21 @@ TASKS: dict[str, dict[str, str]] = {
         "env_cfg_entry_point": "sim2real.tasks.locomotion.g1:G1FlatEnvCfg",
         "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:G1FlatPPORunnerCfg",
     },
+    "Sim2Real-Velocity-Rough-Go2-v0": {
+        "env_cfg_entry_point": "sim2real.tasks.locomotion.go2:Go2RoughEnvCfg",
+        "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:Go2RoughPPORunnerCfg",
+    },
+    "Sim2Real-Velocity-Rough-G1-v0": {
+        "env_cfg_entry_point": "sim2real.tasks.locomotion.g1:G1RoughEnvCfg",
+        "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:G1RoughPPORunnerCfg",
+    },
     "Sim2Real-Reach-Panda-v0": {
         "env_cfg_entry_point": "sim2real.tasks.manipulation.panda:PandaReachEnvCfg",
         "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:PandaReachPPORunnerCfg",
+    },
+    "Sim2Real-Lift-Panda-v0": {
+        "env_cfg_entry_point": "sim2real.tasks.manipulation.panda:PandaLiftEnvCfg",
+        "rsl_rl_cfg_entry_point": "sim2real.agents.rsl_rl_ppo:PandaLiftPPORunnerCfg",
     },
 }
 

@@ -10,8 +10,9 @@ randomisation events) and replaces only the MuJoCo-Warp step itself:
   Its ``_mujoco_warp_step`` steps one native ``MjData`` per world with ``mj_step``, on all cores, in a small C
   routine (compiled once with the system C compiler against the MuJoCo headers of the ``mujoco`` wheel, loaded with
   ctypes). Per world it copies in what Newton wrote into ``mjw_data`` (qpos, qvel, applied forces, ctrl, warm
-  start), steps, and copies back what Newton and Isaac Lab read (qpos, qvel, qacc, warm start, actuator force,
-  body poses, contacts and their constraint forces). Newton's own ``_update_newton_state`` and ``update_contacts``
+  start, mocap poses: Newton makes a fixed-base robot's root a mocap body at its env's origin), steps, and copies
+  back what Newton and Isaac Lab read (qpos, qvel, qacc, warm start, actuator force, body poses, contacts and their
+  constraint forces). Newton's own ``_update_newton_state`` and ``update_contacts``
   then run unchanged, so Isaac Lab's ``ContactSensor`` sees MuJoCo contacts exactly as with ``use_mujoco_contacts``.
 * Per-world physical parameters (friction, mass, COM, inertia, joint properties...) live in ``mjw_model``'s
   per-world arrays, which Newton updates on ``notify_model_changed`` (Isaac Lab's randomisation events end there).
@@ -51,11 +52,12 @@ _C_SOURCE = r"""
 
 /* Pointers into MuJoCo-Warp's host arrays (float32) and native per-world models / per-thread scratch data. */
 typedef struct {
-  int nworld, nthread, nq, nv, nu, na, nbody, njmax, naconmax, efc_cols, nstep, ncon_cap;
+  int nworld, nthread, nq, nv, nu, na, nbody, njmax, naconmax, efc_cols, nstep, ncon_cap, nmocap;
   mjModel** m; mjData** d;   /* m: one per world; d: one scratch MjData per thread */
   /* same order as _DATA_ARRAYS, _CONTACT_ARRAYS and _STAGE_ARRAYS below */
   float *qpos, *qvel, *qacc, *qacc_warmstart, *qfrc_applied, *xfrc_applied, *ctrl, *act, *qfrc_actuator;
   float *xpos, *xquat; int *nacon;
+  float *mocap_pos, *mocap_quat;   /* per world: Newton makes a fixed-base robot's root a mocap body */
   float *c_pos, *c_frame, *c_friction, *c_dist; int *c_dim, *c_geom, *c_efc_address, *c_worldid;
   float *efc_force;
   int *ncon_world;   /* out: native contact count per world */
@@ -82,6 +84,9 @@ static void* work(void* arg) {
     f2d(d->xfrc_applied, b->xfrc_applied + (size_t)w * b->nbody * 6, b->nbody * 6);
     if (b->nu) f2d(d->ctrl, b->ctrl + (size_t)w * b->nu, b->nu);
     if (b->na) f2d(d->act, b->act + (size_t)w * b->na, b->na);
+    /* each world's copy of a fixed-base robot stands at its own env origin */
+    f2d(d->mocap_pos, b->mocap_pos + (size_t)w * b->nmocap * 3, b->nmocap * 3);
+    f2d(d->mocap_quat, b->mocap_quat + (size_t)w * b->nmocap * 4, b->nmocap * 4);
     for (int s = 0; s < b->nstep; s++) mj_step(m, d);
     d2f(b->qpos + (size_t)w * b->nq, d->qpos, b->nq);
     d2f(b->qvel + (size_t)w * b->nv, d->qvel, b->nv);
@@ -150,7 +155,10 @@ int batch_step(Batch* b) {
 }
 """
 
-_FIELDS = ["nworld", "nthread", "nq", "nv", "nu", "na", "nbody", "njmax", "naconmax", "efc_cols", "nstep", "ncon_cap"]
+_FIELDS = [
+    *("nworld", "nthread", "nq", "nv", "nu", "na", "nbody", "njmax", "naconmax", "efc_cols", "nstep", "ncon_cap"),
+    "nmocap",
+]
 # Array pointers of the C ``Batch`` struct, in its order: MuJoCo-Warp's data and contact arrays, then staging.
 _DATA_ARRAYS = (
     "qpos",
@@ -165,6 +173,8 @@ _DATA_ARRAYS = (
     "xpos",
     "xquat",
     "nacon",
+    "mocap_pos",
+    "mocap_quat",
 )
 _CONTACT_ARRAYS = ("pos", "frame", "friction", "dist", "dim", "geom", "efc_address", "worldid")
 _STAGE_ARRAYS = {  # per-world contact staging: (values per contact, dtype)
@@ -290,6 +300,7 @@ class NativeBatch:
             efc_cols=int(c.efc_address.shape[1]),
             nstep=1,
             ncon_cap=cap,
+            nmocap=mj_model.nmocap,
             m=ctypes.cast(self._model_ptrs, ctypes.c_void_p),
             d=ctypes.cast(self._data_ptrs, ctypes.c_void_p),
             ncon_world=self.ncon_world.ctypes.data,
@@ -432,8 +443,31 @@ class NativeMuJoCoSolver(SolverMuJoCo):
 
     def notify_model_changed(self, flags) -> None:
         super().notify_model_changed(flags)
+        self._fix_heightfields()
         if getattr(self, "native", None) is not None:
             self.native.sync_model()
+
+    def _fix_heightfields(self) -> None:
+        """Two corrections for heightfield terrain under MuJoCo's own collision (measured on the Go2 rough task):
+
+        * Newton builds a heightfield geom shifted down by the field's lowest height (MuJoCo heightfields start at
+          0), but its per-world shape update writes the unshifted pose (and a unit size) into ``mjw_model``: the
+          terrain would collide 0.77 m too high. Heightfields are static: keep the built model's pose and size.
+        * Newton gives every shape a 1 cm ``gap`` (its own contact look-ahead). MuJoCo 3.12's heightfield collision
+          treats a geom gap as extra thickness: feet stood 9-10 mm above the terrain and lost contact in ~15% of
+          steps while standing still. With zero margin the gap has no other effect in MuJoCo, so drop it.
+        """
+        import mujoco
+
+        if getattr(self, "mjw_model", None) is None:
+            return
+        hfields = np.flatnonzero(self.mj_model.geom_type == mujoco.mjtGeom.mjGEOM_HFIELD)
+        if not hfields.size:
+            return
+        for name in ("geom_pos", "geom_size", "geom_gap"):
+            values = getattr(self.mjw_model, name).numpy()
+            values[:, hfields] = 0.0 if name == "geom_gap" else getattr(self.mj_model, name)[hfields]
+            getattr(self.mjw_model, name).assign(values)
 
 
 class NewtonNativeMuJoCoManager(NewtonMJWarpManager):

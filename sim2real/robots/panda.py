@@ -1,7 +1,8 @@
 """Franka Emika Panda arm with hand (MJCF from google-deepmind/mujoco_menagerie, Apache-2.0).
 
 Fixed base: ``base_body`` is the bolted ``link0`` and there are no feet. ``joint_names`` are the seven arm joints
-the policy commands; the two finger joints get their own actuator group and are held open at their default.
+the policy commands; the two finger joints (``gripper_joints``) get their own actuator group: held open at their
+default during reach, driven by one open/close action in lift.
 
 PD gains are the joint-impedance gains of libfranka's ``joint_impedance_control`` example (the gains a real Panda
 runs under a joint-impedance controller), scaled up on the shoulder so that the PD alone, without the gravity
@@ -37,4 +38,9 @@ PANDA = RobotSpec(
     foot_bodies=(),
     init_base_height=0.0,
     ee_body="hand",
+    gripper_joints=("finger_joint1", "finger_joint2"),
+    gripper_closed=0.0,
+    finger_bodies=("left_finger", "right_finger"),
+    # fingertip pads: finger body 0.0584 m below the hand, pad centres 0.045 m further (the MJCF's pad geoms)
+    grasp_offset=(0.0, 0.0, 0.1034),
 )

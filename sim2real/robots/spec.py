@@ -44,6 +44,15 @@ class RobotSpec:
     """Bodies besides ``base_body`` whose contact ends an episode (a humanoid's torso)."""
     ee_body: str = ""
     """End-effector body of an arm (pose-tracking tasks); empty for robots without one."""
+    gripper_joints: tuple[str, ...] = field(default_factory=tuple)
+    """Finger joints of a parallel gripper (grasping tasks): open at their default position, closed at
+    ``gripper_closed``. Not policy joints: a grasping task drives them with one open/close action."""
+    gripper_closed: float = 0.0
+    """Finger joint position of the closed gripper [m or rad]."""
+    finger_bodies: tuple[str, ...] = field(default_factory=tuple)
+    """Bodies carrying the finger pads (their contacts with a grasped object)."""
+    grasp_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Grasp point (between the fingertips) in the ``ee_body`` frame [m]."""
 
     @property
     def root(self) -> Path:
@@ -64,6 +73,10 @@ class RobotSpec:
         for path in (self.mjcf_path, self.usd_path):
             digest.update(path.read_bytes())
         return digest.hexdigest()
+
+    def default_pos(self, joint: str) -> float:
+        """Default position of one joint, policy joint or not."""
+        return _match_one(self.default_joint_pos, joint)
 
     def per_joint(self, table: dict[str, float]) -> list[float]:
         """Resolve a regex -> value table to a value per joint in policy order."""

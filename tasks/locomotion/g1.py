@@ -13,6 +13,7 @@ from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass
 
 from sim2real.tasks import mdp
+from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
 from sim2real.tasks.locomotion.velocity_env_cfg import RewardsCfg, VelocityEnvCfg
 
 _LEGS = [".*_hip_.*_joint", ".*_knee_joint"]
@@ -69,3 +70,8 @@ class G1FlatEnvCfg(VelocityEnvCfg):
         rewards.dof_torques_l2.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=_LEGS)
         rewards.dof_pos_limits.weight = -1.0  # only the ankles run into their limits while walking
         rewards.dof_pos_limits.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=[".*_ankle_.*_joint"])
+
+
+@configclass
+class G1RoughEnvCfg(RoughTerrainCfg, G1FlatEnvCfg):
+    """The flat G1 task on the full-size terrain (Isaac Lab's G1 rough task does not scale it either)."""

@@ -33,10 +33,15 @@ from sim2real.tasks.manipulation import mdp
 from sim2real.tasks.physics import newton_cpu
 
 COMMAND = "ee_pose"
+EE_BODY = "{ee_body}"
+"""Body-name placeholder in a term's robot ``SceneEntityCfg``: replaced by the spec's ``ee_body``."""
+GRIPPER = "{gripper_joints}"
+"""Joint-name placeholder in a term's robot ``SceneEntityCfg``: replaced by the spec's ``gripper_joints``."""
 
 
 def _arm(**kwargs) -> SceneEntityCfg:
-    """The arm's policy joints / end-effector body; names are filled in from the robot spec."""
+    """The arm's policy joints (``joint_names`` left None, filled in from the robot spec); ``body_names=EE_BODY``
+    selects the end-effector body."""
     return SceneEntityCfg("robot", preserve_order=True, **kwargs)
 
 
@@ -98,7 +103,9 @@ class PolicyObsCfg(ObsGroup):
 class CriticObsCfg(PolicyObsCfg):
     """The policy terms noise-free, plus the world-frame pose error and this env's randomised physics."""
 
-    ee_pose_error = ObsTerm(func=mdp.ee_pose_error_w, params={"command_name": COMMAND, "asset_cfg": _arm()})
+    ee_pose_error = ObsTerm(
+        func=mdp.ee_pose_error_w, params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY)}
+    )
     gain_scale = ObsTerm(func=mdp.actuator_gain_scale)
     joint_friction = ObsTerm(func=mdp.joint_friction, params={"asset_cfg": _arm()})
     joint_armature = ObsTerm(func=mdp.joint_armature, params={"asset_cfg": _arm()})
@@ -152,15 +159,19 @@ class RewardsCfg:
     """Isaac Lab's reach rewards: coarse L2 position and orientation errors, a fine tanh position kernel."""
 
     ee_position_error = RewTerm(
-        func=mdp.position_command_error, weight=-0.2, params={"command_name": COMMAND, "asset_cfg": _arm()}
+        func=mdp.position_command_error,
+        weight=-0.2,
+        params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY)},
     )
     ee_position_fine = RewTerm(
         func=mdp.position_command_error_tanh,
         weight=0.1,
-        params={"command_name": COMMAND, "asset_cfg": _arm(), "std": 0.1},
+        params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY), "std": 0.1},
     )
     ee_orientation_error = RewTerm(
-        func=mdp.orientation_command_error, weight=-0.1, params={"command_name": COMMAND, "asset_cfg": _arm()}
+        func=mdp.orientation_command_error,
+        weight=-0.1,
+        params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY)},
     )
     action_rate = RewTerm(func=mdp.action_rate_l2, weight=-1.0e-4)
     joint_vel = RewTerm(func=mdp.joint_vel_l2, weight=-1.0e-4, params={"asset_cfg": _arm()})
@@ -212,16 +223,26 @@ class ReachEnvCfg(ManagerBasedRLEnvCfg):
         if not spec.ee_body:
             raise ValueError(f"robot {spec.name!r} has no ee_body: it cannot run the reach task")
         self.scene.robot = articulation_cfg(spec)
-        self.commands.ee_pose.body_name = spec.ee_body
+        for command in vars(self.commands).values():  # pose commands report the end effector's tracking error
+            command.body_name = spec.ee_body
         self.actions.joint_pos.joint_names = list(spec.joint_names)
-        for params in _term_params(self):
-            params["asset_cfg"].joint_names = list(spec.joint_names)
-            if "command_name" in params:  # pose-tracking terms read the end-effector body
-                params["asset_cfg"].body_names = [spec.ee_body]
+        for cfg in _robot_entity_cfgs(self):
+            if cfg.joint_names is None:
+                cfg.joint_names = list(spec.joint_names)
+            elif cfg.joint_names == GRIPPER:
+                cfg.joint_names = list(spec.gripper_joints)
+            if cfg.body_names == EE_BODY:
+                cfg.body_names = [spec.ee_body]
 
 
-def _term_params(env: ReachEnvCfg) -> list[dict]:
-    """Parameters of every observation, event and reward term that names robot joints or bodies."""
+def term_params(env: ManagerBasedRLEnvCfg) -> list[dict]:
+    """Parameters of every observation, event and reward term."""
     groups = (env.observations.policy, env.observations.critic, env.events, env.rewards)
     terms = [t for group in groups for t in vars(group).values() if hasattr(t, "params")]
-    return [t.params for t in terms if "asset_cfg" in t.params]
+    return [t.params for t in terms]
+
+
+def _robot_entity_cfgs(env: ManagerBasedRLEnvCfg) -> list[SceneEntityCfg]:
+    """The robot ``SceneEntityCfg`` of every term (other scene entities, e.g. a lift task's object, are skipped)."""
+    cfgs = [v for params in term_params(env) for v in params.values() if isinstance(v, SceneEntityCfg)]
+    return [cfg for cfg in cfgs if cfg.name == "robot"]

@@ -1,9 +1,16 @@
 """The shared MDP vocabulary: Isaac Lab's terms plus the few sim2real adds. Tasks vary configs, not terms."""
 
 from isaaclab.envs.mdp import *  # noqa: F403
-from isaaclab_tasks.core.velocity.mdp import feet_air_time, feet_air_time_positive_biped, feet_slide  # noqa: F401
+from isaaclab_tasks.core.velocity.mdp import (  # noqa: F401
+    feet_air_time,
+    feet_air_time_positive_biped,
+    feet_slide,
+    terrain_levels_vel,
+    terrain_out_of_bounds,
+)
 
 from .actions import DelayedJointPositionAction, DelayedJointPositionActionCfg  # noqa: F401
+from .curriculums import command_ranges_vel  # noqa: F401
 from .observations import (  # noqa: F401
     action_delay,
     actuator_gain_scale,

@@ -1,0 +1,60 @@
+"""Curriculum terms: command ranges that widen as tracking improves (terrain levels come from Isaac Lab)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import torch
+from isaaclab.managers import CurriculumTermCfg, ManagerTermBase
+
+if TYPE_CHECKING:
+    from isaaclab.envs import ManagerBasedRLEnv
+
+_AXES = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
+
+
+class command_ranges_vel(ManagerTermBase):
+    """Velocity commands start at ``start`` times the configured ranges, which become the limits. Once per episode
+    length the term judges every episode that ended in that window: if their mean episode sum of ``reward_term``
+    per second of a full episode (falls count as short, poor episodes) is above ``threshold`` times the term's
+    weight, the ranges widen by ``step`` of the limits (legged_gym's command curriculum, judged over a window so
+    that a few lucky resets cannot widen it). Returns the current fraction of the limits."""
+
+    def __init__(self, cfg: CurriculumTermCfg, env: ManagerBasedRLEnv):
+        super().__init__(cfg, env)
+        command_name = cfg.params.get("command_name", "base_velocity")
+        self._ranges = env.command_manager.get_term(command_name).cfg.ranges
+        self._limits = {axis: tuple(getattr(self._ranges, axis)) for axis in _AXES}
+        self.fraction = 0.0
+        self._window_start, self._window_sum, self._window_count = 0, 0.0, 0
+        self.set_fraction(cfg.params.get("start", 0.5))
+
+    def set_fraction(self, fraction: float) -> None:
+        """Command ranges = ``fraction`` (clipped to [0, 1]) times the limits."""
+        self.fraction = min(max(fraction, 0.0), 1.0)
+        for axis, (low, high) in self._limits.items():
+            setattr(self._ranges, axis, (low * self.fraction, high * self.fraction))
+
+    def __call__(
+        self,
+        env: ManagerBasedRLEnv,
+        env_ids: Sequence[int] | slice,
+        command_name: str = "base_velocity",
+        reward_term: str = "track_lin_vel_xy_exp",
+        start: float = 0.5,
+        step: float = 0.1,
+        threshold: float = 0.8,
+    ) -> torch.Tensor:
+        # runs before the reward manager resets these envs, so the sums cover the episodes just ended
+        episode_sum = env.reward_manager._episode_sums[reward_term][env_ids]
+        self._window_sum += episode_sum.sum().item()
+        self._window_count += episode_sum.numel()
+        if env.common_step_counter - self._window_start >= env.max_episode_length:
+            if self._window_count:
+                weight = env.reward_manager.get_term_cfg(reward_term).weight
+                tracking = self._window_sum / self._window_count / env.max_episode_length_s
+                if tracking > threshold * weight:
+                    self.set_fraction(self.fraction + step)
+            self._window_start, self._window_sum, self._window_count = env.common_step_counter, 0.0, 0
+        return torch.tensor(self.fraction)

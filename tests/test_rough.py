@@ -1,0 +1,99 @@
+"""The Go2 rough velocity task on real Isaac Lab: layout, stepping, terrain and command curricula, CLI training."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import run_cli, task_env
+from test_task import DOCS, documented_terms
+
+GO2_ROUGH = "Sim2Real-Velocity-Rough-Go2-v0"
+NUM_ENVS = 4
+SCAN_RAYS = 17 * 11  # 1.6 m x 1.0 m at 0.1 m
+
+
+def rough_critic_terms() -> list[tuple[str, int]]:
+    """(term, size) rows that docs/observations.md lists for the critic on rough terrain."""
+    section = DOCS.read_text().split("## `critic` group on rough terrain")[1].split("\n## ")[0]
+    return [(name, int(size)) for name, size in re.findall(r"^\| \d+ \| (\w+) \| (\d+) \|", section, flags=re.M)]
+
+
+@pytest.fixture(scope="module")
+def env():
+    with task_env(GO2_ROUGH, num_envs=NUM_ENVS) as wrapped:
+        yield wrapped
+
+
+def test_observation_groups_match_documented_layout(env):
+    manager = env.unwrapped.observation_manager
+    policy = documented_terms("policy", 12)
+    critic = policy + documented_terms("critic", 12) + rough_critic_terms()
+    for group, expected in (("policy", policy), ("critic", critic)):
+        dims = [d[0] for d in manager.group_obs_term_dim[group]]
+        assert list(zip(manager.active_terms[group], dims, strict=True)) == expected
+    assert critic[-1] == ("height_scan", SCAN_RAYS)
+    obs = env.get_observations()
+    assert obs["policy"].shape == (NUM_ENVS, 45) and obs["critic"].shape == (NUM_ENVS, 83 + SCAN_RAYS)
+
+
+def test_env_steps_on_the_terrain(env):
+    env.reset()
+    for _ in range(10):
+        obs, rewards, _, _ = env.step(torch.zeros(env.num_envs, 12))
+    assert torch.isfinite(obs["critic"]).all() and torch.isfinite(rewards).all()
+    terrain = env.unwrapped.scene.terrain
+    assert terrain.terrain_origins.shape == (10, 10, 3)
+    assert (terrain.terrain_levels <= 2).all()  # max_init_terrain_level
+
+
+def test_terrain_level_rises_after_walking_far_and_drops_after_failing(env):
+    base = env.unwrapped
+    terrain, robot = base.scene.terrain, base.scene["robot"]
+    ids = torch.tensor([0, 1])
+    terrain.terrain_levels[ids] = 3
+    terrain.env_origins[ids] = terrain.terrain_origins[3, terrain.terrain_types[ids]]
+    # env 0 walked 5 m (> half an 8 m sub-terrain); env 1 stayed put under a 1 m/s command (20 m expected)
+    pose = robot.data.root_pose_w.torch[ids].clone()
+    pose[:, :3] = terrain.env_origins[ids] + torch.tensor([[5.0, 0.0, 0.4], [0.0, 0.0, 0.4]])
+    robot.write_root_pose_to_sim_index(root_pose=pose, env_ids=ids)
+    base.command_manager.get_term("base_velocity").vel_command_b[ids] = torch.tensor([1.0, 0.0, 0.0])
+    base.curriculum_manager.compute(env_ids=ids)
+    assert terrain.terrain_levels[ids].tolist() == [4, 2]
+    expected = terrain.terrain_origins[terrain.terrain_levels[ids], terrain.terrain_types[ids]]
+    assert torch.equal(base.scene.env_origins[ids], expected)  # the next reset spawns there
+
+
+def test_command_ranges_widen_only_while_tracking_is_good(env):
+    base = env.unwrapped
+    term = base.curriculum_manager.cfg.command_ranges.func  # the class term instance
+    ranges = base.command_manager.get_term("base_velocity").cfg.ranges
+    assert term.fraction == 0.5 and ranges.lin_vel_x == (-0.5, 0.5) and ranges.lin_vel_y == (-0.3, 0.3)
+    sums = base.reward_manager._episode_sums["track_lin_vel_xy_exp"]
+    weight = base.reward_manager.get_term_cfg("track_lin_vel_xy_exp").weight
+    ids = torch.arange(env.num_envs)
+    try:
+        sums[:] = 0.5 * weight * base.max_episode_length_s  # poor tracking
+        base.common_step_counter += base.max_episode_length
+        base.curriculum_manager.compute(env_ids=ids)  # closes a window of poor episodes: no change
+        assert term.fraction == 0.5
+        sums[:] = 0.9 * weight * base.max_episode_length_s  # good tracking from now on
+        base.curriculum_manager.compute(env_ids=ids)  # judged only at the end of the window
+        assert term.fraction == 0.5
+        base.common_step_counter += base.max_episode_length
+        base.curriculum_manager.compute(env_ids=ids)
+        assert term.fraction == pytest.approx(0.6) and ranges.ang_vel_z == pytest.approx((-0.6, 0.6))
+    finally:
+        term.set_fraction(0.5)
+        sums[:] = 0.0
+
+
+def test_cli_trains_two_iterations(tmp_path: Path):
+    args = ["train", "--task", GO2_ROUGH, "env.scene.num_envs=4", "agent.num_steps_per_env=8"]
+    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
+    result = run_cli(*args, cwd=tmp_path, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = (tmp_path / "go2_rough").iterdir()
+    assert list(run_dir.glob("model_*.pt"))
