@@ -6,6 +6,7 @@ times whole rsl-rl iterations (rollout + PPO update) after one warm-up iteration
 
     .venv/bin/python benchmarks/throughput.py                       # Go2 flat, 64/256/1024 envs, CPU
     .venv/bin/python benchmarks/throughput.py --task Sim2Real-Reach-Panda-v0 --num-envs 64 256
+    .venv/bin/python benchmarks/throughput.py --task all --num-envs 64 256 --out docs/throughput_tasks.json
     .venv/bin/python benchmarks/throughput.py --num-envs 4096 device=cuda:0 --out gpu.json
 """
 
@@ -79,7 +80,7 @@ def _child(args: list[str]) -> dict | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--task", default=DEFAULT_TASK)
+    parser.add_argument("--task", default=DEFAULT_TASK, help="a task id, or 'all' for every registered task")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--steps", type=int, default=50, help="timed env steps per env count")
     parser.add_argument("--iterations", type=int, default=2, help="timed PPO iterations per env count")
@@ -95,10 +96,41 @@ def main() -> None:
         print("RESULT " + json.dumps(measure_bare_physics(args.task, args.bare_child, args.steps)))
         return
     from sim2real.runlog import machine_description
+    from sim2real.tasks import TASKS
 
+    tasks = list(TASKS) if args.task == "all" else [args.task]
+    machine = machine_description()
+    reports = [_measure_task(task, args) for task in tasks]
+    print(f"\non {machine} ({' '.join(args.overrides) or 'defaults'})")
+    print(
+        "| task | envs | stepping env-steps/s | training env-steps/s | native MuJoCo limit | stepping / limit "
+        "| training / limit |\n|---|---|---|---|---|---|---|"
+    )
+    for report in reports:
+        for r in report["results"]:
+            print(f"| {report['task']} | " + " | ".join(str(r.get(k, "error")) for k in _COLUMNS) + " |")
+    if args.out:
+        payload = {"machine": machine, "overrides": args.overrides}
+        payload |= reports[0] if len(reports) == 1 else {"tasks": reports}
+        with open(args.out, "w") as f:
+            json.dump(payload, f, indent=2)
+
+
+_COLUMNS = (
+    "num_envs",
+    "stepping_env_steps_per_s",
+    "training_env_steps_per_s",
+    "native_mujoco_limit_env_steps_per_s",
+    "stepping_vs_native_limit",
+    "training_vs_native_limit",
+)
+
+
+def _measure_task(task: str, args: argparse.Namespace) -> dict:
+    """Every env count of one task, each in its own process, with the ratios to the robot's native limit."""
     results = []
     for n in args.num_envs:
-        common = ["--task", args.task, "--steps", str(args.steps), "--iterations", str(args.iterations)]
+        common = ["--task", task, "--steps", str(args.steps), "--iterations", str(args.iterations)]
         result = _child([*common, "--child", str(n), *args.overrides]) or {"num_envs": n, "error": "see stderr"}
         limit = (_child([*common, "--bare-child", str(n)]) or {}).get("env_steps_per_s")
         result["native_mujoco_limit_env_steps_per_s"] = limit
@@ -106,26 +138,8 @@ def main() -> None:
             if limit and f"{key}_env_steps_per_s" in result:
                 result[f"{key}_vs_native_limit"] = round(result[f"{key}_env_steps_per_s"] / limit, 2)
         results.append(result)
-        print(json.dumps(result), flush=True)
-    report = {"task": args.task, "machine": machine_description(), "overrides": args.overrides, "results": results}
-    print(f"\n{args.task} on {report['machine']} ({' '.join(args.overrides) or 'defaults'})")
-    keys = (
-        "num_envs",
-        "stepping_env_steps_per_s",
-        "training_env_steps_per_s",
-        "native_mujoco_limit_env_steps_per_s",
-        "stepping_vs_native_limit",
-        "training_vs_native_limit",
-    )
-    print(
-        "| envs | stepping env-steps/s | training env-steps/s | native MuJoCo limit | stepping / limit "
-        "| training / limit |\n|---|---|---|---|---|---|"
-    )
-    for r in results:
-        print("| " + " | ".join(str(r.get(k, "error")) for k in keys) + " |")
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(report, f, indent=2)
+        print(json.dumps({"task": task, **result}), flush=True)
+    return {"task": task, "results": results}
 
 
 if __name__ == "__main__":
