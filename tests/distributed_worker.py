@@ -20,6 +20,12 @@ with simulation(run):
     env = make_env(run)
     runner = make_runner(env, run, log_dir=str(out / "logs") if rank == 0 else None)
     runner.learn(num_learning_iterations=2)
-    torch.save({"actor": runner.alg.actor.state_dict(), "seed": run.env.seed,
-                "first_obs": env.get_observations()["policy"][0]}, out / f"rank{rank}.pt")
+    torch.save(
+        {
+            "actor": runner.alg.actor.state_dict(),
+            "seed": run.env.seed,
+            "first_obs": env.get_observations()["policy"][0],
+        },
+        out / f"rank{rank}.pt",
+    )
     env.close()

@@ -30,12 +30,26 @@ def test_ranks_hold_identical_networks_after_updates(tmp_path: Path):
 
 
 def test_rank0_checkpoint_resumes_in_a_single_process(tmp_path: Path):
-    run = torchrun("-m", "sim2real.cli", "train", "--log-root", str(tmp_path / "logs"), "env.scene.num_envs=4",
-                   "agent.num_steps_per_env=8", "agent.max_iterations=2", cwd=tmp_path)
+    run = torchrun(
+        "-m",
+        "sim2real.cli",
+        "train",
+        "--log-root",
+        str(tmp_path / "logs"),
+        "env.scene.num_envs=4",
+        "agent.num_steps_per_env=8",
+        "agent.max_iterations=2",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     (run_dir,) = (tmp_path / "logs" / "go2_flat").iterdir()
     assert (run_dir / "model_1.pt").is_file()
-    resumed = subprocess.run([sys.executable, "-m", "sim2real.cli", "train", "--resume", str(run_dir),
-                              "agent.max_iterations=3"], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "sim2real.cli", "train", "--resume", str(run_dir), "agent.max_iterations=3"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert torch.load(run_dir / "model_2.pt", weights_only=False)["iter"] == 2

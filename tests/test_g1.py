@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import run_cli, task_env
+from conftest import assert_trains_two_iterations, task_env
 
 G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
 NUM_ENVS = 4
@@ -96,9 +96,4 @@ def test_joint_deviation_penalises_arms_away_from_default(env):
 
 
 def test_cli_trains_two_iterations_and_writes_a_checkpoint(tmp_path: Path):
-    args = ["train", "--task", G1_TASK, "env.scene.num_envs=4", "agent.num_steps_per_env=8"]
-    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
-    result = run_cli(*args, cwd=tmp_path, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run_dir,) = (tmp_path / "g1_flat").iterdir()
-    assert list(run_dir.glob("model_*.pt"))
+    assert_trains_two_iterations(G1_TASK, "g1_flat", tmp_path)

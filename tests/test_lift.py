@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import run_cli, task_env
+from conftest import assert_trains_two_iterations, task_env
 
 LIFT_TASK = "Sim2Real-Lift-Panda-v0"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"
@@ -191,9 +191,4 @@ def test_closed_gripper_holds_the_cube_and_the_critic_feels_it(env):
 
 
 def test_two_iteration_training_run_writes_a_checkpoint(tmp_path: Path):
-    args = ["train", "--task", LIFT_TASK, "env.scene.num_envs=5", "agent.num_steps_per_env=8"]
-    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
-    result = run_cli(*args, cwd=tmp_path, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run_dir,) = (tmp_path / "panda_lift").iterdir()
-    assert list(run_dir.glob("model_*.pt"))
+    assert_trains_two_iterations(LIFT_TASK, "panda_lift", tmp_path, num_envs=5)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import run_cli, task_env
+from conftest import assert_trains_two_iterations, task_env
 
 REACH_TASK = "Sim2Real-Reach-Panda-v0"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"
@@ -124,9 +124,4 @@ def test_reward_is_higher_with_the_hand_at_the_target(env):
 
 
 def test_two_iteration_training_run_writes_a_checkpoint(tmp_path: Path):
-    args = ["train", "--task", REACH_TASK, "env.scene.num_envs=8", "agent.num_steps_per_env=8"]
-    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
-    result = run_cli(*args, cwd=tmp_path, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run_dir,) = (tmp_path / "panda_reach").iterdir()
-    assert list(run_dir.glob("model_*.pt"))
+    assert_trains_two_iterations(REACH_TASK, "panda_reach", tmp_path, num_envs=8)

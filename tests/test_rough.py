@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import run_cli, task_env
+from conftest import assert_trains_two_iterations, task_env
 from test_task import DOCS, documented_terms
 
 GO2_ROUGH = "Sim2Real-Velocity-Rough-Go2-v0"
@@ -91,9 +91,4 @@ def test_command_ranges_widen_only_while_tracking_is_good(env):
 
 
 def test_cli_trains_two_iterations(tmp_path: Path):
-    args = ["train", "--task", GO2_ROUGH, "env.scene.num_envs=4", "agent.num_steps_per_env=8"]
-    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
-    result = run_cli(*args, cwd=tmp_path, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run_dir,) = (tmp_path / "go2_rough").iterdir()
-    assert list(run_dir.glob("model_*.pt"))
+    assert_trains_two_iterations(GO2_ROUGH, "go2_rough", tmp_path)

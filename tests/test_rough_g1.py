@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-from conftest import run_cli, task_env
+from conftest import assert_trains_two_iterations, task_env
 from test_g1 import CRITIC_SIZE, NUM_JOINTS, POLICY_SIZE
 
 G1_ROUGH = "Sim2Real-Velocity-Rough-G1-v0"
@@ -23,9 +23,4 @@ def test_builds_steps_and_has_documented_sizes():
 
 
 def test_cli_trains_two_iterations(tmp_path: Path):
-    args = ["train", "--task", G1_ROUGH, "env.scene.num_envs=4", "agent.num_steps_per_env=8"]
-    args += ["agent.max_iterations=2", "--log-root", str(tmp_path)]
-    result = run_cli(*args, cwd=tmp_path, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run_dir,) = (tmp_path / "g1_rough").iterdir()
-    assert list(run_dir.glob("model_*.pt"))
+    assert_trains_two_iterations(G1_ROUGH, "g1_rough", tmp_path)

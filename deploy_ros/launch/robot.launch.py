@@ -13,14 +13,16 @@ from launch_ros.substitutions import FindPackageShare
 
 def generate_launch_description() -> LaunchDescription:
     params_file = PathJoinSubstitution([FindPackageShare("sim2real_deploy"), "config", "go2.yaml"])
-    return LaunchDescription([
-        DeclareLaunchArgument("policy", description="exported policy .onnx (sim2real schema)"),
-        DeclareLaunchArgument("params_file", default_value=params_file, description="policy_node parameters"),
-        Node(
-            package="sim2real_deploy",
-            executable="policy_node",
-            name="policy_node",
-            output="screen",
-            parameters=[LaunchConfiguration("params_file"), {"policy_path": LaunchConfiguration("policy")}],
-        ),
-    ])
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument("policy", description="exported policy .onnx (sim2real schema)"),
+            DeclareLaunchArgument("params_file", default_value=params_file, description="policy_node parameters"),
+            Node(
+                package="sim2real_deploy",
+                executable="policy_node",
+                name="policy_node",
+                output="screen",
+                parameters=[LaunchConfiguration("params_file"), {"policy_path": LaunchConfiguration("policy")}],
+            ),
+        ]
+    )

@@ -14,19 +14,25 @@ def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare("sim2real_deploy")
     sim_params = PathJoinSubstitution([share, "config", "sim.yaml"])
     robot_launch = PathJoinSubstitution([share, "launch", "robot.launch.py"])
-    return LaunchDescription([
-        DeclareLaunchArgument("policy", description="exported policy .onnx (sim2real schema)"),
-        DeclareLaunchArgument("sim_params_file", default_value=sim_params, description="mujoco_bridge parameters"),
-        DeclareLaunchArgument("mjcf", default_value="", description="robot MJCF; empty = the policy's robot.mjcf"),
-        Node(
-            package="sim2real_deploy",
-            executable="mujoco_bridge",
-            name="mujoco_bridge",
-            output="screen",
-            parameters=[LaunchConfiguration("sim_params_file"),
-                        {"policy_path": LaunchConfiguration("policy"), "mjcf_path": LaunchConfiguration("mjcf")}],
-        ),
-        # The very same policy node, parameters and topics as on the robot.
-        IncludeLaunchDescription(PythonLaunchDescriptionSource(robot_launch),
-                                 launch_arguments={"policy": LaunchConfiguration("policy")}.items()),
-    ])
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument("policy", description="exported policy .onnx (sim2real schema)"),
+            DeclareLaunchArgument("sim_params_file", default_value=sim_params, description="mujoco_bridge parameters"),
+            DeclareLaunchArgument("mjcf", default_value="", description="robot MJCF; empty = the policy's robot.mjcf"),
+            Node(
+                package="sim2real_deploy",
+                executable="mujoco_bridge",
+                name="mujoco_bridge",
+                output="screen",
+                parameters=[
+                    LaunchConfiguration("sim_params_file"),
+                    {"policy_path": LaunchConfiguration("policy"), "mjcf_path": LaunchConfiguration("mjcf")},
+                ],
+            ),
+            # The very same policy node, parameters and topics as on the robot.
+            IncludeLaunchDescription(
+                PythonLaunchDescriptionSource(robot_launch),
+                launch_arguments={"policy": LaunchConfiguration("policy")}.items(),
+            ),
+        ]
+    )

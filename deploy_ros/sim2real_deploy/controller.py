@@ -97,13 +97,21 @@ class PolicyController:
     def _check_supported(meta: PolicyMetadata) -> None:
         """Refuse a policy whose observation terms or commands this node cannot compute."""
         n = meta.num_joints
-        sizes = {"base_ang_vel": 3, "projected_gravity": 3, "velocity_commands": len(meta.command_names),
-                 "joint_pos": n, "joint_vel": n, "actions": n}
+        sizes = {
+            "base_ang_vel": 3,
+            "projected_gravity": 3,
+            "velocity_commands": len(meta.command_names),
+            "joint_pos": n,
+            "joint_vel": n,
+            "actions": n,
+        }
         for term in meta.observations:
             name = term["name"]
             if name not in sizes:
-                raise PolicyFileError(f"observation term '{name}' is not supported by the ROS node "
-                                      f"(known: {', '.join(OBSERVATION_TERMS)})")
+                raise PolicyFileError(
+                    f"observation term '{name}' is not supported by the ROS node "
+                    f"(known: {', '.join(OBSERVATION_TERMS)})"
+                )
             if int(term["size"]) != sizes[name]:
                 raise PolicyFileError(f"observation term '{name}' has size {term['size']}, expected {sizes[name]}")
         unknown = [c for c in meta.command_names if c not in COMMAND_FIELDS]
@@ -117,8 +125,9 @@ class PolicyController:
         missing = sorted(set(self.joint_names) - set(names))
         unknown = sorted(set(names) - set(self.joint_names))
         if missing or unknown or len(names) != len(self.joint_names):
-            raise PolicyFileError(f"output_joint_names must list the policy's joints once each "
-                                  f"(missing {missing}, unknown {unknown})")
+            raise PolicyFileError(
+                f"output_joint_names must list the policy's joints once each (missing {missing}, unknown {unknown})"
+            )
         return np.array([self.joint_names.index(name) for name in names])
 
     # ----- inputs -----
@@ -242,8 +251,13 @@ class PolicyController:
     def _state_ready(self, now: float) -> bool:
         timeout = self.config.state_timeout
         fresh = now - self.joint_time <= timeout and now - self.imu_time <= timeout
-        return fresh and self.joint_fault is None and self.imu_fault is None and self.q is not None \
+        return (
+            fresh
+            and self.joint_fault is None
+            and self.imu_fault is None
+            and self.q is not None
             and self.gravity is not None
+        )
 
     def _enter_damping(self, reason: str, now: float) -> None:
         # Hold the last measured pose that was finite and complete (see docs: position-only "damping").
@@ -258,8 +272,9 @@ class PolicyController:
         obs = self.observation(now)
         action = np.asarray(self.policy(obs.astype(np.float32)), dtype=np.float64).reshape(-1)
         if action.shape != (self.meta.num_joints,) or not np.all(np.isfinite(action)):
-            self._enter_damping(f"policy output invalid (shape {action.shape}, finite {np.all(np.isfinite(action))})",
-                                now)
+            self._enter_damping(
+                f"policy output invalid (shape {action.shape}, finite {np.all(np.isfinite(action))})", now
+            )
             return None
         self.last_action = action
         return self.meta.targets_from_actions(action)

@@ -82,8 +82,10 @@ class MujocoBridge(Node):
         self.paused = False  # tests: True stops publishing and physics, like a hung driver
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.thread.start()
-        self.get_logger().info(f"MuJoCo {Path(p['policy_path']).name}: {len(self.names)} joints, physics "
-                               f"{1 / self.model.opt.timestep:.0f} Hz, publishing every {self.publish_every} steps")
+        self.get_logger().info(
+            f"MuJoCo {Path(p['policy_path']).name}: {len(self.names)} joints, physics "
+            f"{1 / self.model.opt.timestep:.0f} Hz, publishing every {self.publish_every} steps"
+        )
 
     def _setup_joints(self, meta: PolicyMetadata, command_names: list[str]) -> None:
         names = meta.joint_names
@@ -165,9 +167,12 @@ class MujocoBridge(Node):
     def _publish(self) -> None:
         stamp = self.get_clock().now().to_msg()
         d, order = self.data, self.pub_order
-        js = JointState(name=self.names, position=d.qpos[self.qadr][order].tolist(),
-                        velocity=d.qvel[self.vadr][order].tolist(),
-                        effort=d.ctrl[self.act][order].tolist())
+        js = JointState(
+            name=self.names,
+            position=d.qpos[self.qadr][order].tolist(),
+            velocity=d.qvel[self.vadr][order].tolist(),
+            effort=d.ctrl[self.act][order].tolist(),
+        )
         js.header.stamp, js.header.frame_id = stamp, "base_link"
         imu = Imu()
         imu.header.stamp, imu.header.frame_id = stamp, "imu"

@@ -24,9 +24,22 @@ OUTPUT_NAME = "actions"
 
 # Keys every file must carry, and the per-joint arrays whose length must equal the joint count.
 REQUIRED_KEYS = (
-    "schema_version", "task_id", "robot", "joint_names", "default_joint_pos", "action", "observations",
-    "commands", "stiffness", "damping", "effort_limit", "velocity_limit", "joint_pos_limits", "control_dt",
-    "physics_dt", "training",
+    "schema_version",
+    "task_id",
+    "robot",
+    "joint_names",
+    "default_joint_pos",
+    "action",
+    "observations",
+    "commands",
+    "stiffness",
+    "damping",
+    "effort_limit",
+    "velocity_limit",
+    "joint_pos_limits",
+    "control_dt",
+    "physics_dt",
+    "training",
 )
 PER_JOINT_KEYS = ("default_joint_pos", "stiffness", "damping", "effort_limit", "velocity_limit", "joint_pos_limits")
 

@@ -70,9 +70,13 @@ class PolicyNode(Node):
         self.policy = OnnxPolicy(p["policy_path"], intra_op_threads=int(p["onnx_threads"]))
         meta = self.policy.metadata
         config = ControllerConfig(
-            stand_time=p["stand_time"], state_timeout=p["state_timeout"], cmd_timeout=p["cmd_timeout"],
-            max_tilt=p["max_tilt"], max_target_rate=p["max_target_rate"],
-            joint_limit_margin=p["joint_limit_margin"], output_joint_names=list(p["output_joint_names"]),
+            stand_time=p["stand_time"],
+            state_timeout=p["state_timeout"],
+            cmd_timeout=p["cmd_timeout"],
+            max_tilt=p["max_tilt"],
+            max_target_rate=p["max_target_rate"],
+            joint_limit_margin=p["joint_limit_margin"],
+            output_joint_names=list(p["output_joint_names"]),
         )
         self.controller = PolicyController(meta, self.policy, config, log=self._log_transition)
         self.output_names = config.output_joint_names or meta.joint_names
@@ -85,7 +89,8 @@ class PolicyNode(Node):
         self.timer = self.create_timer(meta.control_dt, self._tick)
         self.get_logger().info(
             f"policy {p['policy_path']} ({meta.raw['task_id']}): {meta.num_joints} joints, obs {meta.obs_dim}, "
-            f"{1.0 / meta.control_dt:.0f} Hz; targets on '{self.target_pub.topic_name}'; mode WAITING")
+            f"{1.0 / meta.control_dt:.0f} Hz; targets on '{self.target_pub.topic_name}'; mode WAITING"
+        )
 
     def _make_interfaces(self, target_topic: str) -> None:
         self.target_pub = self.create_publisher(Float64MultiArray, target_topic, 1)
@@ -107,6 +112,7 @@ class PolicyNode(Node):
             if response.success:
                 self._tick_status()  # e-stop is applied at the next tick; enable/reset now
             return response
+
         return callback
 
     # ----- subscriptions: hand plain arrays to the controller -----
@@ -140,8 +146,12 @@ class PolicyNode(Node):
     def _tick_status(self) -> None:
         ctrl = self.controller
         self._last_mode = ctrl.mode
-        status = {"mode": ctrl.mode.value, "reason": ctrl.reason, "command": ctrl.command(time.monotonic()).tolist(),
-                  "joint_names": self.output_names}
+        status = {
+            "mode": ctrl.mode.value,
+            "reason": ctrl.reason,
+            "command": ctrl.command(time.monotonic()).tolist(),
+            "joint_names": self.output_names,
+        }
         self.status_pub.publish(String(data=json.dumps(status)))
 
     def _log_transition(self, text: str) -> None:

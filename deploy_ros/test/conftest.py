@@ -122,8 +122,9 @@ def make_probe(context, target_topic: str = "joint_targets", policy_node: str = 
             self.create_subscription(PoseStamped, "/mujoco_bridge/base_pose", self._on_pose, qos_profile_sensor_data)
             self.cmd_pub = self.create_publisher(Twist, "cmd_vel", 10)
             self.estop_pub = self.create_publisher(Bool, "estop", 10)
-            self.services_ = {name: self.create_client(Trigger, f"/{policy_node}/{name}")
-                            for name in ("enable", "estop", "reset")}
+            self.services_ = {
+                name: self.create_client(Trigger, f"/{policy_node}/{name}") for name in ("enable", "estop", "reset")
+            }
 
         def _on_status(self, msg):
             with self.lock:
@@ -190,8 +191,9 @@ def make_feeder(context, rate: float = 100.0):
 
         def _publish(self) -> None:
             if self.send_joints:
-                msg = JointState(name=list(self.names), position=[float(p) for p in self.pos],
-                                 velocity=[0.0] * len(self.names))
+                msg = JointState(
+                    name=list(self.names), position=[float(p) for p in self.pos], velocity=[0.0] * len(self.names)
+                )
                 msg.header.stamp = self.get_clock().now().to_msg()
                 self.js_pub.publish(msg)
             if self.send_imu:

@@ -18,8 +18,14 @@ REPO = Path(__file__).resolve().parents[2]
 GO2_MJCF = REPO / "assets/robots/go2/go2.xml"
 LEGS = ("FL", "FR", "RL", "RR")
 JOINT_NAMES = [f"{leg}_{part}_joint" for leg in LEGS for part in ("hip", "thigh", "calf")]
-OBS_TERMS = (("base_ang_vel", 3), ("projected_gravity", 3), ("velocity_commands", 3), ("joint_pos", 12),
-             ("joint_vel", 12), ("actions", 12))
+OBS_TERMS = (
+    ("base_ang_vel", 3),
+    ("projected_gravity", 3),
+    ("velocity_commands", 3),
+    ("joint_pos", 12),
+    ("joint_vel", 12),
+    ("actions", 12),
+)
 
 
 def mjcf_joint_limits(path: Path = GO2_MJCF) -> dict[str, list[float]]:
@@ -72,8 +78,9 @@ def go2_metadata(**overrides) -> dict:
     return meta
 
 
-def mlp_model(obs_dim: int, act_dim: int, hidden: tuple[int, ...] = (32,), out_gain: float = 0.1,
-              seed: int = 0) -> onnx.ModelProto:
+def mlp_model(
+    obs_dim: int, act_dim: int, hidden: tuple[int, ...] = (32,), out_gain: float = 0.1, seed: int = 0
+) -> onnx.ModelProto:
     """obs -> tanh layers -> linear actions, with dynamic batch; small outputs keep the robot near its pose."""
     rng = np.random.default_rng(seed)
     sizes, nodes, inits, x = (obs_dim, *hidden, act_dim), [], [], "obs"
@@ -87,9 +94,12 @@ def mlp_model(obs_dim: int, act_dim: int, hidden: tuple[int, ...] = (32,), out_g
             nodes.append(helper.make_node("Tanh", [f"z{i}"], [y]))
         x = y
     graph = helper.make_graph(
-        nodes, "fixture_mlp",
+        nodes,
+        "fixture_mlp",
         [helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", obs_dim])],
-        [helper.make_tensor_value_info("actions", TensorProto.FLOAT, ["batch", act_dim])], inits)
+        [helper.make_tensor_value_info("actions", TensorProto.FLOAT, ["batch", act_dim])],
+        inits,
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8  # readable by older onnxruntime builds too
     return model

@@ -36,8 +36,14 @@ def simulation(ros_context, policy: Path, tmp_path: Path):
     logs = {name: tmp_path / f"{name}.log" for name in ("bridge", "policy")}
     probe = make_probe(ros_context, target_topic=TARGET_TOPIC)
     spinner = Spinner(ros_context, [probe])
-    node = start_node("policy_node", CONFIG / "go2.yaml", f"policy_path:={policy}", f"stand_time:={STAND_TIME}",
-                      f"state_timeout:={STATE_TIMEOUT}", log=logs["policy"])
+    node = start_node(
+        "policy_node",
+        CONFIG / "go2.yaml",
+        f"policy_path:={policy}",
+        f"stand_time:={STAND_TIME}",
+        f"state_timeout:={STATE_TIMEOUT}",
+        log=logs["policy"],
+    )
     # Start the robot only once the probe is matched to the policy node, so it sees the whole soft start.
     wait_for(lambda: probe.mode == "WAITING" and probe.target_sub.get_publisher_count() > 0, 60, "policy node")
     bridge = start_node("mujoco_bridge", CONFIG / "sim.yaml", f"policy_path:={policy}", log=logs["bridge"])

@@ -48,8 +48,9 @@ def share_path(node: ast.AST, resolve=lambda n: n) -> str | None:
 def launch_structure(path: Path) -> tuple[list[dict], list[str]]:
     """The Node actions (executable, name, parameter files, inline parameter names) and included launch files."""
     tree = ast.parse(path.read_text())
-    variables = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
-                 if isinstance(t, ast.Name)}
+    variables = {
+        t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)
+    }
     resolve = lambda n: variables.get(n.id, n) if isinstance(n, ast.Name) else n  # noqa: E731
     arg_defaults = {}
     for call in (n for n in ast.walk(tree) if call_name(n) == "DeclareLaunchArgument"):
@@ -66,8 +67,15 @@ def launch_structure(path: Path) -> tuple[list[dict], list[str]]:
                     files.append(arg_defaults[item.args[0].value])
                 else:
                     files.append(share_path(resolve(item), resolve))
-            nodes.append({"package": kwarg(call, "package").value, "executable": kwarg(call, "executable").value,
-                          "name": kwarg(call, "name").value, "files": files, "inline": inline})
+            nodes.append(
+                {
+                    "package": kwarg(call, "package").value,
+                    "executable": kwarg(call, "executable").value,
+                    "name": kwarg(call, "name").value,
+                    "files": files,
+                    "inline": inline,
+                }
+            )
         elif call_name(call) == "PythonLaunchDescriptionSource":
             includes.append(share_path(resolve(call.args[0]), resolve))
     return nodes, includes
@@ -109,8 +117,11 @@ def test_launch_file_starts_known_executables_with_valid_parameters(launch_file,
             assert list(section) == [spec["name"]], f"{rel} must configure exactly node '{spec['name']}'"
             values = section[spec["name"]]["ros__parameters"]
             # Load the file into the real node: every name must be declared and take the file's value.
-            node = cls(context=ros_context, cli_args=["--ros-args", "--params-file", str(params_file)],
-                       parameter_overrides=[Parameter("policy_path", value=str(fixture_policy))])
+            node = cls(
+                context=ros_context,
+                cli_args=["--ros-args", "--params-file", str(params_file)],
+                parameter_overrides=[Parameter("policy_path", value=str(fixture_policy))],
+            )
             try:
                 for name, value in values.items():
                     assert node.has_parameter(name), f"{rel}: '{name}' is not a parameter of {spec['executable']}"

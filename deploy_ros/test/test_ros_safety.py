@@ -23,8 +23,9 @@ def stack(ros_context, fixture_policy):
 
     def build(policy=fixture_policy, feed=True, **params):
         overrides = {"policy_path": str(policy), "stand_time": 0.3, "state_timeout": STATE_TIMEOUT, **params}
-        node = PolicyNode(context=ros_context,
-                          parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()])
+        node = PolicyNode(
+            context=ros_context, parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()]
+        )
         feeder, probe = make_feeder(ros_context), make_probe(ros_context)
         feeder.send_joints = feeder.send_imu = feed
         made.append(Spinner(ros_context, [node, feeder, probe]))
@@ -136,6 +137,11 @@ def test_foreign_onnx_refused(ros_context, foreign_policy, tmp_path):
     # The entry point exits non-zero with the reason instead of serving anything.
     import subprocess
 
-    out = subprocess.run([str(BIN / "policy_node"), "--ros-args", "-p", f"policy_path:={foreign_policy}"],
-                         capture_output=True, text=True, timeout=60, cwd=REPO)
+    out = subprocess.run(
+        [str(BIN / "policy_node"), "--ros-args", "-p", f"policy_path:={foreign_policy}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
     assert out.returncode == 1 and "not exported by sim2real" in out.stdout + out.stderr

@@ -146,9 +146,7 @@ class RoughTerminationsCfg(TerminationsCfg):
 @configclass
 class CurriculumCfg:
     terrain_levels = CurrTerm(func=mdp.terrain_levels_vel)
-    command_ranges = CurrTerm(
-        func=mdp.command_ranges_vel, params={"start": 0.5, "step": 0.1, "threshold": 0.8}
-    )
+    command_ranges = CurrTerm(func=mdp.command_ranges_vel, params={"start": 0.5, "step": 0.1, "threshold": 0.8})
 
 
 @configclass
