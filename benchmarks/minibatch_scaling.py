@@ -5,7 +5,7 @@ against env steps and against wall-clock. Fixed count keeps ``algorithm.num_mini
 with envs); fixed size keeps ``agent.minibatch_size=384`` (the 64-env minibatch; more envs -> more minibatches,
 same learning rate), as in arXiv 2603.06009. At 64 envs the two settings are the same run.
 
-    .venv/bin/python benchmarks/minibatch_scaling.py --budget 1.5e6 --out docs/minibatch_scaling
+    .venv/bin/python benchmarks/minibatch_scaling.py --budget 2e6 --out docs/minibatch_scaling
 """
 
 from __future__ import annotations
