@@ -41,7 +41,9 @@ def check(checkpoint: Path, work: Path) -> dict:
     export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
     subprocess.run(export, check=True, capture_output=True, text=True)
     report = run_sim2sim(onnx, Sim2SimConfig(out_dir=str(onnx.parent / "sim2sim")))
-    tracking = {m["name"]: round(m["lin_vel_err_mean"], 3) for m in report["episodes"][0]["segments"]}
+    # a segment after a fall has no samples and no errors: None
+    segments = report["episodes"][0]["segments"]
+    tracking = {m["name"]: round(m["lin_vel_err_mean"], 3) if m["samples"] else None for m in segments}
     return {"passed": report["passed"], "failed": report["failed"], "lin_vel_err_mean": tracking}
 
 
