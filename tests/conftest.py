@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,17 @@ def assert_trains_two_iterations(task: str, experiment: str, tmp_path: Path, num
     assert result.returncode == 0, result.stderr[-3000:]
     (run_dir,) = (tmp_path / experiment).iterdir()
     assert list(run_dir.glob("model_*.pt"))
+
+
+def documented_terms(doc: Path, section: str, group: str) -> list[tuple[str, int]]:
+    """(term, size) rows of one observation group's table in ``## <section>`` of a docs page."""
+    text = doc.read_text().split(f"## {section}")[1].split("\n## ")[0]
+    table = text.split(f"#### `{group}` group")[1].split("\n#### ")[0]
+    return [(name, int(size)) for name, size in re.findall(r"^\| \d+ \| (\w+) \| (\d+) \|", table, flags=re.M)]
+
+
+def obs_layout(env, group: str) -> list[tuple[str, int]]:
+    """(term, size) of every active term of an env's observation group, in order."""
+    manager = env.unwrapped.observation_manager
+    dims = [d[0] for d in manager.group_obs_term_dim[group]]
+    return list(zip(manager.active_terms[group], dims, strict=True))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 import torch
-from conftest import assert_trains_two_iterations, task_env
+from conftest import assert_trains_two_iterations, documented_terms, obs_layout, task_env
 
 REACH_TASK = "Sim2Real-Reach-Panda-v0"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"
@@ -24,23 +23,10 @@ def env():
         yield wrapped
 
 
-def documented_terms(group: str) -> list[tuple[str, int]]:
-    """(term, size) rows of one group's table in the Panda reach section of docs/tasks.md."""
-    section = DOCS.read_text().split("## Franka Panda reach")[1].split("\n## ")[0]
-    table = section.split(f"#### `{group}` group")[1].split("\n#### ")[0]
-    return [(name, int(size)) for name, size in re.findall(r"^\| \d+ \| (\w+) \| (\d+) \|", table, flags=re.M)]
-
-
 def test_observation_groups_match_documented_layout(env):
-    manager = env.unwrapped.observation_manager
-
-    def layout(group: str) -> list[tuple[str, int]]:
-        dims = [d[0] for d in manager.group_obs_term_dim[group]]
-        return list(zip(manager.active_terms[group], dims, strict=True))
-
-    policy, critic = documented_terms("policy"), documented_terms("critic")
-    assert layout("policy") == policy
-    assert layout("critic") == policy + critic
+    policy, critic = (documented_terms(DOCS, "Franka Panda reach", group) for group in ("policy", "critic"))
+    assert obs_layout(env, "policy") == policy
+    assert obs_layout(env, "critic") == policy + critic
     obs = env.get_observations()
     assert obs["policy"].shape == (NUM_ENVS, 28) and obs["critic"].shape == (NUM_ENVS, 67)
 

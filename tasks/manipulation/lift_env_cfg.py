@@ -20,7 +20,6 @@ from dataclasses import MISSING
 import isaaclab.sim as sim_utils
 from isaaclab.actuators import IdealPDActuatorCfg
 from isaaclab.assets import AssetBaseCfg, RigidObjectCfg
-from isaaclab.managers import CurriculumTermCfg as CurrTerm
 from isaaclab.managers import EventTermCfg as EventTerm
 from isaaclab.managers import ObservationTermCfg as ObsTerm
 from isaaclab.managers import RewardTermCfg as RewTerm
@@ -44,6 +43,7 @@ from sim2real.tasks.manipulation.reach_env_cfg import (
     ReachEnvCfg,
     SceneCfg,
     _arm,
+    raise_penalty,
     term_params,
 )
 
@@ -254,12 +254,8 @@ class LiftTerminationsCfg:
 class LiftCurriculumCfg:
     """Isaac Lab's lift schedule: smoothness penalties grow once the lift is learnt (env steps)."""
 
-    action_rate = CurrTerm(
-        func=mdp.modify_reward_weight, params={"term_name": "action_rate", "weight": -0.1, "num_steps": 10000}
-    )
-    joint_vel = CurrTerm(
-        func=mdp.modify_reward_weight, params={"term_name": "joint_vel", "weight": -0.1, "num_steps": 10000}
-    )
+    action_rate = raise_penalty("action_rate", -0.1, 10000)
+    joint_vel = raise_penalty("joint_vel", -0.1, 10000)
 
 
 @configclass

@@ -182,16 +182,19 @@ class TerminationsCfg:
     time_out = DoneTerm(func=mdp.time_out, time_out=True)
 
 
+def raise_penalty(term_name: str, weight: float, num_steps: int) -> CurrTerm:
+    """Set reward term ``term_name`` to ``weight`` after ``num_steps`` env steps (Isaac Lab's schedule term)."""
+    return CurrTerm(
+        func=mdp.modify_reward_weight, params={"term_name": term_name, "weight": weight, "num_steps": num_steps}
+    )
+
+
 @configclass
 class CurriculumCfg:
     """Smoothness penalties grow once tracking is learnt (Isaac Lab's reach schedule, in env steps)."""
 
-    action_rate = CurrTerm(
-        func=mdp.modify_reward_weight, params={"term_name": "action_rate", "weight": -0.005, "num_steps": 4500}
-    )
-    joint_vel = CurrTerm(
-        func=mdp.modify_reward_weight, params={"term_name": "joint_vel", "weight": -0.001, "num_steps": 4500}
-    )
+    action_rate = raise_penalty("action_rate", -0.005, 4500)
+    joint_vel = raise_penalty("joint_vel", -0.001, 4500)
 
 
 @configclass
