@@ -3,9 +3,10 @@
 The Go2 MJCF (motors as the spec's PD servos) stepped by ``mujoco.rollout.Rollout(nthread=<cores>)``, 4 physics
 steps per env-step, a 45-value policy observation computed in numpy, a velocity-tracking reward, resets of fallen
 robots, and rsl-rl's PPO with the same networks and settings as the Go2 task. Then the same measurement for the
-Isaac Lab task with ``physics=native_mujoco_cpu``, and the ratio (issue target: >= 0.8).
+Isaac Lab task on both CPU physics paths (``newton_cpu``: MuJoCo-Warp on Warp's CPU device; ``native_mujoco_cpu``:
+native MuJoCo on all cores), each in its own process, and the ratios to the bare loop (target: native >= 0.8).
 
-    .venv/bin/python benchmarks/bare_native_ppo.py --num-envs 1024 --iterations 5
+    .venv/bin/python benchmarks/bare_native_ppo.py --num-envs 256 1024 --iterations 5 --out docs/bare_native_ppo.json
 """
 
 from __future__ import annotations
@@ -119,31 +120,48 @@ def measure_bare(num_envs: int, iterations: int) -> float:
     return iterations * agent.num_steps_per_env * num_envs / (time.perf_counter() - start)
 
 
+PATHS = ("newton_cpu", "native_mujoco_cpu")
+
+
+def measure_task(num_envs: int, iterations: int, physics: str) -> float | None:
+    """Training env-steps/s of the Isaac Lab Go2 task (``throughput.py`` in a child process)."""
+    script = Path(__file__).resolve().parent / "throughput.py"
+    cmd = [sys.executable, str(script), "--num-envs", str(num_envs), "--steps", "20"]
+    cmd += ["--iterations", str(iterations), f"physics={physics}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        print(proc.stderr[-1500:], file=sys.stderr)
+        return None
+    return json.loads(lines[0])["training_env_steps_per_s"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--num-envs", type=int, default=1024)
-    parser.add_argument("--iterations", type=int, default=5)
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[256, 1024])
+    parser.add_argument("--iterations", type=int, default=5, help="timed PPO iterations per measurement")
+    parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args()
     from sim2real.runlog import machine_description
 
-    bare = measure_bare(args.num_envs, args.iterations)
-    print(f"bare native MuJoCo + PPO: {bare:,.0f} env-steps/s", flush=True)
-    here = Path(__file__).resolve().parent
-    cmd = [
-        sys.executable,
-        str(here / "throughput.py"),
-        "--num-envs",
-        str(args.num_envs),
-        "--steps",
-        "20",
-        "--iterations",
-        str(args.iterations),
-        "physics=native_mujoco_cpu",
-    ]
-    lines = subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()
-    isaac = json.loads(next(ln for ln in lines if ln.startswith("{")))["training_env_steps_per_s"]
-    print(f"Isaac Lab task, physics=native_mujoco_cpu: {isaac:,.0f} env-steps/s")
-    print(f"ratio: {isaac / bare:.2f}  ({args.num_envs} envs, {machine_description()})")
+    rows = []
+    for n in args.num_envs:
+        row = {"num_envs": n, "bare_native_ppo": round(measure_bare(n, args.iterations))}
+        row |= {physics: measure_task(n, args.iterations, physics) for physics in PATHS}
+        row |= {
+            f"{physics}_vs_bare": round(row[physics] / row["bare_native_ppo"], 2) for physics in PATHS if row[physics]
+        }
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    machine = machine_description()
+    print(f"\ntraining env-steps/s, Go2 flat, {args.iterations} PPO iterations each, on {machine}")
+    print("| envs | bare native + PPO | newton_cpu | native_mujoco_cpu | newton_cpu / bare | native / bare |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        cells = [r["num_envs"], r["bare_native_ppo"], *(r[p] for p in PATHS), *(r.get(f"{p}_vs_bare") for p in PATHS)]
+        print("| " + " | ".join(f"{c:,}" if isinstance(c, int) else str(c) for c in cells) + " |")
+    if args.out:
+        args.out.write_text(json.dumps({"machine": machine, "iterations": args.iterations, "rows": rows}, indent=2))
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def read_scalars(run_dir: Path, tag: str) -> tuple[list[int], list[float], list[float]]:
-    """(iteration, wall time since the first point [s], value) of one TensorBoard scalar of a run."""
+def read_scalars(run_dir: Path, tag: str, since: float | None = None) -> tuple[list[int], list[float], list[float]]:
+    """(iteration, wall time [s], value) of one TensorBoard scalar of a run; time counts from the first point, or
+    from the Unix time ``since`` when given (a run's start, to include start-up)."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
@@ -14,7 +15,7 @@ def read_scalars(run_dir: Path, tag: str) -> tuple[list[int], list[float], list[
     if tag not in events.Tags()["scalars"]:
         raise ValueError(f"{run_dir}: no '{tag}' in its TensorBoard logs (tags: {events.Tags()['scalars']})")
     points = events.Scalars(tag)
-    start = points[0].wall_time
+    start = points[0].wall_time if since is None else since
     return [p.step for p in points], [p.wall_time - start for p in points], [p.value for p in points]
 
 

@@ -50,10 +50,10 @@ _C_SOURCE = r"""
 #include <pthread.h>
 #include <string.h>
 
-/* Pointers into MuJoCo-Warp's host arrays (float32) and native per-world models / per-thread scratch data. */
+/* Pointers into MuJoCo-Warp's host arrays (float32) and native per-thread models and scratch data. */
 typedef struct {
-  int nworld, nthread, nq, nv, nu, na, nbody, njmax, naconmax, efc_cols, nstep, ncon_cap, nmocap;
-  mjModel** m; mjData** d;   /* m: one per world; d: one scratch MjData per thread */
+  int nworld, nthread, nq, nv, nu, na, nbody, njmax, naconmax, efc_cols, nstep, ncon_cap, nmocap, nparam;
+  mjModel** m; mjData** d;   /* one MjModel and one scratch MjData per thread */
   /* same order as _DATA_ARRAYS, _CONTACT_ARRAYS and _STAGE_ARRAYS below */
   float *qpos, *qvel, *qacc, *qacc_warmstart, *qfrc_applied, *xfrc_applied, *ctrl, *act, *qfrc_actuator;
   float *xpos, *xquat; int *nacon;
@@ -64,17 +64,30 @@ typedef struct {
   int *nefc_world;   /* out: native constraint rows per world */
   /* per-world contact staging, ncon_cap slots per world */
   float *s_pos, *s_frame, *s_friction, *s_dist; int *s_dim, *s_geom, *s_efc;
+  /* per-world model parameters: param_src[f] holds nworld rows of param_bytes[f] bytes, copied into the model
+     field at param_dst[t * nparam + f] of thread t before that thread steps the world */
+  void **param_src; int *param_bytes; void **param_dst;
 } Batch;
 
-typedef struct { Batch* b; mjData* d; int w0, w1; } Job;
+typedef struct { Batch* b; mjModel* m; mjData* d; void** dst; int w0, w1; } Job;
+
+/* one model per thread with each world's parameters written in before its step, rather than one model per world:
+   a thousand model copies do not fit in cache, and stepping from them ran ~1.4x slower (Go2, 1024 envs) */
+static void load_params(const Batch* b, void* const* dst, int w) {
+  for (int f = 0; f < b->nparam; f++)
+    memcpy(dst[f], (const char*)b->param_src[f] + (size_t)w * b->param_bytes[f], b->param_bytes[f]);
+}
+
+/* world w's parameters written into the fields at dst (the same copy the stepping threads do; for inspection) */
+void batch_load_params(const Batch* b, void* const* dst, int w) { load_params(b, dst, w); }
 
 static inline void f2d(double* dst, const float* src, int n) { for (int i = 0; i < n; i++) dst[i] = src[i]; }
 static inline void d2f(float* dst, const double* src, int n) { for (int i = 0; i < n; i++) dst[i] = (float)src[i]; }
 
 static void* work(void* arg) {
-  Job* j = (Job*)arg; Batch* b = j->b; mjData* d = j->d;
+  Job* j = (Job*)arg; Batch* b = j->b; mjModel* m = j->m; mjData* d = j->d;
   for (int w = j->w0; w < j->w1; w++) {
-    mjModel* m = b->m[w];
+    load_params(b, j->dst, w);
     /* the whole per-world state lives in MuJoCo-Warp's arrays: load it, step, store it back */
     f2d(d->qpos, b->qpos + (size_t)w * b->nq, b->nq);
     f2d(d->qvel, b->qvel + (size_t)w * b->nv, b->nv);
@@ -123,7 +136,7 @@ int batch_step(Batch* b) {
   pthread_t th[64]; Job jobs[64];
   int per = (b->nworld + nt - 1) / nt;
   for (int t = 0; t < nt; t++) {
-    jobs[t].b = b; jobs[t].d = b->d[t];
+    jobs[t].b = b; jobs[t].m = b->m[t]; jobs[t].d = b->d[t]; jobs[t].dst = b->param_dst + (size_t)t * b->nparam;
     jobs[t].w0 = t * per; jobs[t].w1 = (t + 1) * per < b->nworld ? (t + 1) * per : b->nworld;
     if (t > 0) pthread_create(&th[t], 0, work, &jobs[t]);
   }
@@ -158,6 +171,7 @@ int batch_step(Batch* b) {
 _FIELDS = [
     *("nworld", "nthread", "nq", "nv", "nu", "na", "nbody", "njmax", "naconmax", "efc_cols", "nstep", "ncon_cap"),
     "nmocap",
+    "nparam",
 ]
 # Array pointers of the C ``Batch`` struct, in its order: MuJoCo-Warp's data and contact arrays, then staging.
 _DATA_ARRAYS = (
@@ -195,6 +209,9 @@ _PTRS = [
     "ncon_world",
     "nefc_world",
     *_STAGE_ARRAYS,
+    "param_src",
+    "param_bytes",
+    "param_dst",
 ]
 
 
@@ -251,15 +268,19 @@ def _load_library() -> ctypes.CDLL:
         lib = ctypes.CDLL(str(so))
         lib.batch_step.argtypes = [ctypes.POINTER(_Batch)]
         lib.batch_step.restype = ctypes.c_int
+        lib.batch_load_params.argtypes = [ctypes.POINTER(_Batch), ctypes.c_void_p, ctypes.c_int]
+        lib.batch_load_params.restype = None
         _LIB = lib
         return lib
 
 
 class NativeBatch:
-    """One native ``MjModel`` per world, stepped in C on ``nthread`` threads (one scratch ``MjData`` each).
+    """Every world stepped in C on ``nthread`` threads, each with one native ``MjModel`` and one scratch ``MjData``.
 
     The per-world state is not kept here: it is read from and written back to ``mjw_data`` around every step,
-    so Newton's resets, state writes and readers work unchanged and a world's state is never duplicated.
+    so Newton's resets, state writes and readers work unchanged and a world's state is never duplicated. The
+    per-world model parameters (``params``: one row per world, refreshed by :meth:`sync_model`) are written into the
+    stepping thread's model before each world's step.
     """
 
     def __init__(self, mj_model, mjw_model, mjw_data, nthread: int | None = None):
@@ -269,13 +290,22 @@ class NativeBatch:
         self.mjw_model, self.mjw_data = mjw_model, mjw_data
         self.nworld = int(mjw_data.nworld)
         nthread = max(1, min(int(nthread or os.cpu_count() or 1), 64, self.nworld))
-        self.models = [_copy_model(mj_model) for _ in range(self.nworld)]
+        self.models = [_copy_model(mj_model) for _ in range(nthread)]  # one per thread
         self.scratch = [mujoco.MjData(mj_model) for _ in range(nthread)]
-        self._model_ptrs = (ctypes.c_void_p * self.nworld)(*[m._address for m in self.models])
+        self._model_ptrs = (ctypes.c_void_p * nthread)(*[m._address for m in self.models])
         self._data_ptrs = (ctypes.c_void_p * nthread)(*[d._address for d in self.scratch])
         self.ncon_world = np.zeros(self.nworld, dtype=np.int32)
         self.nefc_world = np.zeros(self.nworld, dtype=np.int32)
         self._batched_fields = _batched_model_fields(mj_model, mjw_model, self.nworld)
+        self.params = {
+            name: np.zeros((self.nworld, _field(mj_model, name).size), _field(mj_model, name).dtype)
+            for name in (*self._batched_fields, "opt.gravity")
+        }
+        self._param_src = (ctypes.c_void_p * len(self.params))(*[t.ctypes.data for t in self.params.values()])
+        self._param_bytes = (ctypes.c_int * len(self.params))(*[t.strides[0] for t in self.params.values()])
+        self._param_dst = (ctypes.c_void_p * (nthread * len(self.params)))(
+            *[_field(m, name).ctypes.data for m in self.models for name in self.params]
+        )
         self.sync_model()
         d, c = mjw_data, mjw_data.contact
         for name in _DATA_ARRAYS:
@@ -301,11 +331,15 @@ class NativeBatch:
             nstep=1,
             ncon_cap=cap,
             nmocap=mj_model.nmocap,
+            nparam=len(self.params),
             m=ctypes.cast(self._model_ptrs, ctypes.c_void_p),
             d=ctypes.cast(self._data_ptrs, ctypes.c_void_p),
             ncon_world=self.ncon_world.ctypes.data,
             nefc_world=self.nefc_world.ctypes.data,
             **{k: v.ctypes.data for k, v in self._stage.items()},
+            param_src=ctypes.cast(self._param_src, ctypes.c_void_p),
+            param_bytes=ctypes.cast(self._param_bytes, ctypes.c_void_p),
+            param_dst=ctypes.cast(self._param_dst, ctypes.c_void_p),
         )
         self._bind()
         self._warned_drop = False
@@ -329,42 +363,34 @@ class NativeBatch:
         self._b.nthread = max(1, min(int(value), len(self.scratch)))
 
     def sync_model(self) -> None:
-        """Copy the per-world arrays of ``mjw_model`` (and solver options) into the native per-world models.
-
-        Only the worlds whose values changed since the last sync are written, so a reset-time randomisation of a
-        few envs costs a few envs' worth of writes."""
+        """Refresh the per-world parameter rows from ``mjw_model`` (after Newton applied a model change) and the
+        solver options every world shares."""
         opt = self.mjw_model.opt
-        per_world = {name: arr.numpy() for name, arr in self._batched_fields.items()}
-        for key in ("tolerance", "ls_tolerance", "impratio", "gravity"):
+        for name, arr in self._batched_fields.items():
+            self.params[name][:] = arr.numpy().reshape(self.nworld, -1)
+        self.params["opt.gravity"][:] = np.asarray(opt.gravity.numpy(), np.float64).reshape(-1, 3)
+        for key in ("tolerance", "ls_tolerance", "impratio"):
             value = getattr(opt, key, None)
-            if isinstance(value, wp.array):
-                per_world[f"opt.{key}"] = value.numpy().reshape(value.shape[0], -1)
-        snapshot = getattr(self, "_snapshot", None)
-        for name, values in per_world.items():
-            old = None if snapshot is None else snapshot.get(name)
-            if old is not None and old.shape == values.shape:
-                changed = np.flatnonzero((old != values).reshape(values.shape[0], -1).any(axis=1))
-            else:
-                changed = np.arange(self.nworld)
-            if changed.size == 0:
+            if value is None:
                 continue
-            for w in changed if values.shape[0] == self.nworld else range(self.nworld):
-                row = values[w if values.shape[0] > 1 else 0]
-                if name.startswith("opt."):
-                    key = name[4:]
-                    if key == "gravity":
-                        self.models[w].opt.gravity[:] = row
-                    else:
-                        setattr(self.models[w].opt, key, float(row.ravel()[0]))
-                else:
-                    target = getattr(self.models[w], name)
-                    target[...] = row.reshape(target.shape)
-        self._snapshot = {name: values.copy() for name, values in per_world.items()}
+            values = np.atleast_1d(value.numpy() if isinstance(value, wp.array) else value).ravel()
+            if np.any(values != values[0]):
+                raise NotImplementedError(f"native_mujoco_cpu: opt.{key} differs between worlds; it must be shared")
+            for m in self.models:
+                setattr(m.opt, key, float(values[0]))
         timestep = float(opt.timestep.numpy()[0])
         for m in self.models:
             m.opt.timestep = timestep
             m.opt.iterations = int(opt.iterations)
             m.opt.ls_iterations = int(opt.ls_iterations)
+
+    def world_model(self, world: int):
+        """A copy of the native model with ``world``'s parameters written in by the stepping code's own routine:
+        the model that world is stepped with."""
+        model = _copy_model(self.models[0])
+        dst = (ctypes.c_void_p * len(self.params))(*[_field(model, name).ctypes.data for name in self.params])
+        self._lib.batch_load_params(ctypes.byref(self._b), dst, world)
+        return model
 
     def step(self) -> None:
         timestep = float(self.mjw_model.opt.timestep.numpy()[0])
@@ -381,6 +407,11 @@ class NativeBatch:
                 self._b.ncon_cap,
             )
             self._warned_drop = True
+
+
+def _field(model, name: str) -> np.ndarray:
+    """A model array by name, ``opt.<name>`` for solver options (a view into the model's memory)."""
+    return getattr(model.opt, name[4:]) if name.startswith("opt.") else getattr(model, name)
 
 
 def _copy_model(mj_model):

@@ -100,14 +100,15 @@ def test_randomised_parameters_reach_native_models():
         solver = NewtonManager._solver
         native = solver.native
         mjw = solver.mjw_model
+        models = [native.world_model(w) for w in range(NUM_ENVS)]
         for field in ("geom_friction", "body_mass", "body_ipos", "body_inertia", "body_invweight0"):
             ref = getattr(mjw, field).numpy()
-            got = np.stack([getattr(m, field) for m in native.models]).reshape(ref.shape)
+            got = np.stack([getattr(m, field) for m in models]).reshape(ref.shape)
             np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-7, err_msg=field)
         base = 1  # body 0 is the world
-        masses = [m.body_mass[base] for m in native.models]
+        masses = [m.body_mass[base] for m in models]
         assert len(set(np.round(masses, 5))) == NUM_ENVS, "base mass is randomised per env"
-        frictions = [tuple(m.geom_friction[:, 0]) for m in native.models]
+        frictions = [tuple(m.geom_friction[:, 0]) for m in models]
         assert len(set(frictions)) > 1, "friction is randomised per env"
         # a later write through Isaac Lab reaches the native model of that env only
         robot = env.unwrapped.scene["robot"]
@@ -115,8 +116,8 @@ def test_randomised_parameters_reach_native_models():
         new_mass[2, 0] += 5.0
         robot.set_masses_index(masses=new_mass[2:3, :1], body_ids=[0], env_ids=[2])
         env.step(torch.zeros(NUM_ENVS, 12))  # model changes are applied at the next physics step
-        assert native.models[2].body_mass[base] == pytest.approx(masses[2] + 5.0, rel=1e-5)
-        assert native.models[1].body_mass[base] == pytest.approx(masses[1], rel=1e-6)
+        assert native.world_model(2).body_mass[base] == pytest.approx(masses[2] + 5.0, rel=1e-5)
+        assert native.world_model(1).body_mass[base] == pytest.approx(masses[1], rel=1e-6)
 
 
 def test_native_preset_is_cpu_only():
