@@ -100,7 +100,8 @@ class BareGo2Env:
         return self._obs(), torch.as_tensor(reward, dtype=torch.float32), torch.as_tensor(done), extras
 
 
-def measure_bare(num_envs: int, iterations: int) -> float:
+def bare_runner(num_envs: int):
+    """The bare env and an rsl-rl runner with the Go2 task's networks and PPO settings (plain rsl-rl PPO)."""
     import importlib.metadata
 
     from isaaclab_rl.rsl_rl.utils import handle_deprecated_rsl_rl_cfg
@@ -113,11 +114,15 @@ def measure_bare(num_envs: int, iterations: int) -> float:
     cfg = handle_deprecated_rsl_rl_cfg(agent, importlib.metadata.version("rsl-rl-lib")).to_dict()
     cfg["obs_groups"] = {"actor": ["policy"], "critic": ["critic"]}
     env = BareGo2Env(num_envs, nthread=os.cpu_count() or 1)
-    runner = OnPolicyRunner(env, cfg, log_dir=None, device="cpu")
+    return env, OnPolicyRunner(env, cfg, log_dir=None, device="cpu")
+
+
+def measure_bare(num_envs: int, iterations: int) -> float:
+    env, runner = bare_runner(num_envs)
     runner.learn(1)
     start = time.perf_counter()
     runner.learn(iterations)
-    return iterations * agent.num_steps_per_env * num_envs / (time.perf_counter() - start)
+    return iterations * runner.cfg["num_steps_per_env"] * num_envs / (time.perf_counter() - start)
 
 
 PATHS = ("newton_cpu", "native_mujoco_cpu")
