@@ -4,6 +4,21 @@ from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 
 
+def actor_mlp(hidden_dims: list[int]) -> RslRlMLPModelCfg:
+    """A Gaussian-policy MLP (ELU, empirical observation normalisation, initial action std 1)."""
+    return RslRlMLPModelCfg(
+        hidden_dims=hidden_dims,
+        activation="elu",
+        obs_normalization=True,
+        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
+    )
+
+
+def critic_mlp(hidden_dims: list[int]) -> RslRlMLPModelCfg:
+    """A value MLP (ELU, empirical observation normalisation)."""
+    return RslRlMLPModelCfg(hidden_dims=hidden_dims, activation="elu", obs_normalization=True)
+
+
 @configclass
 class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     num_steps_per_env = 24
@@ -17,13 +32,8 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     """Transitions per minibatch. When set, ``algorithm.num_mini_batches`` follows ``num_envs`` (more envs ->
     more minibatches of the same size, same learning rate: the 1M-env PPO recipe, arXiv 2603.06009).
     None keeps the fixed minibatch count of ``algorithm.num_mini_batches``."""
-    actor = RslRlMLPModelCfg(
-        hidden_dims=[128, 128, 128],
-        activation="elu",
-        obs_normalization=True,
-        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
-    )
-    critic = RslRlMLPModelCfg(hidden_dims=[128, 128, 128], activation="elu", obs_normalization=True)
+    actor = actor_mlp([128, 128, 128])
+    critic = critic_mlp([128, 128, 128])
     algorithm = RslRlPpoAlgorithmCfg(
         class_name="sim2real.ppo:PPO",  # rsl-rl PPO + data-to-divergence logging
         value_loss_coef=1.0,
@@ -57,7 +67,7 @@ class G1FlatPPORunnerCfg(LocomotionPPORunnerCfg):
 
 # rough terrain: the critic reads the 187-ray height scan, so it gets Isaac Lab's rough-terrain width; the blind
 # actor sees what it sees on flat ground and keeps the flat size
-_ROUGH_CRITIC = RslRlMLPModelCfg(hidden_dims=[512, 256, 128], activation="elu", obs_normalization=True)
+_ROUGH_CRITIC = critic_mlp([512, 256, 128])
 
 
 @configclass
@@ -80,13 +90,8 @@ class PandaReachPPORunnerCfg(LocomotionPPORunnerCfg):
 
     experiment_name = "panda_reach"
     max_iterations = 1000
-    actor = RslRlMLPModelCfg(
-        hidden_dims=[64, 64],
-        activation="elu",
-        obs_normalization=True,
-        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
-    )
-    critic = RslRlMLPModelCfg(hidden_dims=[64, 64], activation="elu", obs_normalization=True)
+    actor = actor_mlp([64, 64])
+    critic = critic_mlp([64, 64])
 
     def __post_init__(self):
         super().__post_init__()
@@ -100,13 +105,8 @@ class PandaLiftPPORunnerCfg(LocomotionPPORunnerCfg):
 
     experiment_name = "panda_lift"
     max_iterations = 1500
-    actor = RslRlMLPModelCfg(
-        hidden_dims=[256, 128, 64],
-        activation="elu",
-        obs_normalization=True,
-        distribution_cfg=RslRlMLPModelCfg.GaussianDistributionCfg(init_std=1.0),
-    )
-    critic = RslRlMLPModelCfg(hidden_dims=[256, 128, 64], activation="elu", obs_normalization=True)
+    actor = actor_mlp([256, 128, 64])
+    critic = critic_mlp([256, 128, 64])
 
     def __post_init__(self):
         super().__post_init__()
