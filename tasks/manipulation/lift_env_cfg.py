@@ -159,9 +159,7 @@ class LiftCriticObsCfg(LiftPolicyObsCfg):
     joint_armature = CriticObsCfg().joint_armature
     action_delay = CriticObsCfg().action_delay
 
-    def __post_init__(self):
-        self.enable_corruption = False
-        self.concatenate_terms = True
+    enable_corruption = False  # the policy's terms without their noise
 
 
 @configclass

@@ -94,9 +94,7 @@ class PolicyObsCfg(ObsGroup):
     pose_command = ObsTerm(func=mdp.generated_commands, params={"command_name": COMMAND})
     actions = ObsTerm(func=mdp.last_action)
 
-    def __post_init__(self):
-        self.enable_corruption = True
-        self.concatenate_terms = True
+    enable_corruption = True  # each term's sensor noise
 
 
 @configclass
@@ -111,9 +109,7 @@ class CriticObsCfg(PolicyObsCfg):
     joint_armature = ObsTerm(func=mdp.joint_armature, params={"asset_cfg": _arm()})
     action_delay = ObsTerm(func=mdp.action_delay)
 
-    def __post_init__(self):
-        self.enable_corruption = False
-        self.concatenate_terms = True
+    enable_corruption = False  # the policy's terms without their noise
 
 
 @configclass
