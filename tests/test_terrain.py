@@ -40,6 +40,13 @@ def _columns(cfg, name: str) -> list[int]:
     raise KeyError(name)
 
 
+def _tiles(cfg, tiles: dict, name: str):
+    """(row, vertices) of every tile of sub-terrain ``name``, each of its columns from the easiest row up."""
+    for col in _columns(cfg, name):
+        for row in range(cfg.num_rows):
+            yield row, tiles[row, col]
+
+
 def _band(value_range: tuple[float, float], row: int, rows: int) -> tuple[float, float]:
     """The values row ``row`` may take: its 1/rows slice of the range, less one height quantum of rounding."""
     low, high = value_range
@@ -62,22 +69,19 @@ def test_every_type_has_its_columns(generated):
 def test_stair_height_follows_the_row_difficulty(generated, name, sign):
     cfg, tiles = generated
     sub = cfg.sub_terrains[name]
-    for col in _columns(cfg, name):
-        for row in range(cfg.num_rows):
-            levels = np.unique(np.round(sign * tiles[row, col][:, 2], 4))  # 0, h, 2h, ... (down for inverted)
-            steps = np.diff(levels)
-            assert len(steps) >= 4 and np.allclose(steps, steps[0], atol=1e-4), (row, col, levels)
-            low, high = _band(sub.step_height_range, row, cfg.num_rows)
-            assert low <= steps[0] <= high, (row, col, steps[0])
+    for row, vertices in _tiles(cfg, tiles, name):
+        levels = np.unique(np.round(sign * vertices[:, 2], 4))  # 0, h, 2h, ... (down for inverted)
+        steps = np.diff(levels)
+        assert len(steps) >= 4 and np.allclose(steps, steps[0], atol=1e-4), (row, levels)
+        low, high = _band(sub.step_height_range, row, cfg.num_rows)
+        assert low <= steps[0] <= high, (row, steps[0])
 
 
 @pytest.mark.parametrize("name, sign", [("slope", 1), ("slope_inv", -1)])
 def test_slope_follows_the_row_difficulty(generated, name, sign):
     cfg, tiles = generated
     sub = cfg.sub_terrains[name]
-    (col,) = _columns(cfg, name)
-    for row in range(cfg.num_rows):
-        vertices = tiles[row, col]
+    for row, vertices in _tiles(cfg, tiles, name):
         centre = vertices[:, :2].min(0) + np.asarray(cfg.size) / 2
         # along the line through the pyramid's top, height grows linearly from the edge to the platform
         line = vertices[np.abs(vertices[:, 1] - centre[1]) < 1e-3]
@@ -93,29 +97,27 @@ def test_slope_follows_the_row_difficulty(generated, name, sign):
 def test_boxes_rise_and_sink_by_the_row_height(generated):
     cfg, tiles = generated
     sub = cfg.sub_terrains["boxes"]
-    for col in _columns(cfg, "boxes"):
-        for row in range(cfg.num_rows):
-            z = tiles[row, col][:, 2]
-            height = np.abs(z).max()
-            low, high = _band(sub.obstacle_height_range, row, cfg.num_rows)
-            assert low <= height <= high, (row, height)
-            # boxes and pits of the full or half height (floor-divided: -7 // 2 == -4) on a flat floor
-            levels = set(np.round(np.unique(np.abs(z)) / VERTICAL).astype(int))
-            full = round(height / VERTICAL)
-            assert levels <= {0, full, full // 2, (full + 1) // 2}, (row, levels)
+    for row, vertices in _tiles(cfg, tiles, "boxes"):
+        z = vertices[:, 2]
+        height = np.abs(z).max()
+        low, high = _band(sub.obstacle_height_range, row, cfg.num_rows)
+        assert low <= height <= high, (row, height)
+        # boxes and pits of the full or half height (floor-divided: -7 // 2 == -4) on a flat floor
+        levels = set(np.round(np.unique(np.abs(z)) / VERTICAL).astype(int))
+        full = round(height / VERTICAL)
+        assert levels <= {0, full, full // 2, (full + 1) // 2}, (row, levels)
 
 
 def test_random_rough_stays_in_its_noise_range(generated):
     """Isaac Lab's uniform noise ignores the difficulty: every row draws from the same range."""
     cfg, tiles = generated
     sub = cfg.sub_terrains["random_rough"]
-    for col in _columns(cfg, "random_rough"):
-        for row in range(cfg.num_rows):
-            z = tiles[row, col][:, 2]
-            noisy = z[z > 0]  # the sub-terrain's flat border is at 0
-            assert sub.noise_range[0] - 1e-6 <= noisy.min() and noisy.max() <= sub.noise_range[1] + 1e-6
-            values = round((sub.noise_range[1] - sub.noise_range[0]) / sub.noise_step) + 1
-            assert len(np.unique(np.round(noisy, 4))) == values  # every step of the range occurs
+    for _, vertices in _tiles(cfg, tiles, "random_rough"):
+        z = vertices[:, 2]
+        noisy = z[z > 0]  # the sub-terrain's flat border is at 0
+        assert sub.noise_range[0] - 1e-6 <= noisy.min() and noisy.max() <= sub.noise_range[1] + 1e-6
+        values = round((sub.noise_range[1] - sub.noise_range[0]) / sub.noise_step) + 1
+        assert len(np.unique(np.round(noisy, 4))) == values  # every step of the range occurs
 
 
 # A known heightfield: one pyramid of 3 steps (0.1 m high, 0.5 m treads) up to a 2.9 m platform at 0.3 m, centred
