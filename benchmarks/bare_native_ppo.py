@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -129,16 +128,12 @@ PATHS = ("newton_cpu", "native_mujoco_cpu")
 
 
 def measure_task(num_envs: int, iterations: int, physics: str) -> float | None:
-    """Training env-steps/s of the Isaac Lab Go2 task (``throughput.py`` in a child process)."""
-    script = Path(__file__).resolve().parent / "throughput.py"
-    cmd = [sys.executable, str(script), "--num-envs", str(num_envs), "--steps", "20"]
-    cmd += ["--iterations", str(iterations), f"physics={physics}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if not lines:
-        print(proc.stderr[-1500:], file=sys.stderr)
-        return None
-    return json.loads(lines[0])["training_env_steps_per_s"]
+    """Training env-steps/s of the Isaac Lab Go2 task, measured by ``throughput.py`` in its own process."""
+    from throughput import run_child
+
+    args = ["--child", str(num_envs), "--steps", "20", "--iterations", str(iterations), f"physics={physics}"]
+    result = run_child(args)
+    return result["training_env_steps_per_s"] if result else None
 
 
 def main() -> None:

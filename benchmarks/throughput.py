@@ -69,7 +69,8 @@ def measure_bare_physics(task: str, num_envs: int, steps: int) -> dict:
     return {"robot": robot, **measure_bare(num_envs, steps, nthread=os.cpu_count() or 1, robot=robot)}
 
 
-def _child(args: list[str]) -> dict | None:
+def run_child(args: list[str]) -> dict | None:
+    """This script in a fresh process with ``args`` (``--child N`` or ``--bare-child N``); its result, None on error."""
     proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if not lines:
@@ -131,8 +132,8 @@ def _measure_task(task: str, args: argparse.Namespace) -> dict:
     results = []
     for n in args.num_envs:
         common = ["--task", task, "--steps", str(args.steps), "--iterations", str(args.iterations)]
-        result = _child([*common, "--child", str(n), *args.overrides]) or {"num_envs": n, "error": "see stderr"}
-        limit = (_child([*common, "--bare-child", str(n)]) or {}).get("env_steps_per_s")
+        result = run_child([*common, "--child", str(n), *args.overrides]) or {"num_envs": n, "error": "see stderr"}
+        limit = (run_child([*common, "--bare-child", str(n)]) or {}).get("env_steps_per_s")
         result["native_mujoco_limit_env_steps_per_s"] = limit
         for key in ("stepping", "training"):
             if limit and f"{key}_env_steps_per_s" in result:
