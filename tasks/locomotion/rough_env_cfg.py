@@ -55,7 +55,8 @@ _SLOPES = dict(slope_range=(0.0, 0.4), platform_width=2.0, border_width=0.25)
 # mesh stairs and box grid become their height-field versions, boxes are discrete obstacles (up and down).
 ROUGH_TERRAIN_CFG = TerrainGeneratorCfg(
     size=(8.0, 8.0),
-    # Isaac Lab: 20 m. Native MuJoCo keeps one model copy per env, heightfield included (~3 MB each at 5 m)
+    # Isaac Lab: 20 m. 5 m dates from when native MuJoCo kept one model copy per env, heightfield included (~3 MB
+    # each at 5 m); it now keeps one per thread, but the terrain tests and curves were made with 5 m
     border_width=5.0,
     num_rows=10,  # difficulty levels
     num_cols=10,  # terrain types by proportion: 1 column per 0.1
