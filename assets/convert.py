@@ -25,8 +25,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parent
-# robot name -> MJCF path relative to assets/robots/<name>/
-ROBOTS = {"go2": "go2.xml", "panda": "panda.xml", "g1": "g1_23dof.xml"}
+sys.path.insert(0, str(ASSETS.parent))  # the robot registry is plain data: importable from the converter's venv
+from sim2real.robots import ROBOTS  # noqa: E402
 
 
 def strip_mjcf(src: Path, dst: Path) -> None:
@@ -49,7 +49,7 @@ def convert(name: str) -> Path:
     out_dir = robot_dir / "usd"
     with tempfile.TemporaryDirectory() as tmp:
         stripped = Path(tmp) / f"{name}.xml"
-        strip_mjcf(robot_dir / ROBOTS[name], stripped)
+        strip_mjcf(robot_dir / ROBOTS[name].mjcf, stripped)
         converted = Path(tmp) / "out"
         exe = Path(sys.executable).parent / "mujoco_usd_converter"
         subprocess.run(

@@ -40,7 +40,7 @@ def minutes_since_start(run_dir: Path, checkpoint: Path) -> float:
 
 def check(checkpoint: Path, work: Path) -> dict:
     """Export ``checkpoint`` in a subprocess (one Isaac Lab simulation per process), then run sim2sim on the file."""
-    from sim2real.export.sim2sim import Sim2SimConfig, run_sim2sim
+    from sim2real_deploy.sim2sim import Sim2SimConfig, run_sim2sim
 
     onnx = work / checkpoint.stem / "policy.onnx"
     export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]

@@ -17,9 +17,7 @@ import numpy as np
 from sim2real import REPO_ROOT
 from sim2real.robots import RobotSpec
 from sim2real.runlog import git_revision, package_versions
-
-from ._reader import METADATA_KEY, SCHEMA_VERSION, VERSION_KEY, validate_metadata
-from .obs_terms import check_terms
+from sim2real_deploy.policy_file import METADATA_KEY, SCHEMA_VERSION, VERSION_KEY, validate_metadata
 
 collect_versions = package_versions  # the versions a run records are the versions its policy carries
 
@@ -50,44 +48,36 @@ def build_metadata(
     action_clip: float | None,
     control_dt: float,
     physics_dt: float,
+    command_interface: str = "base_velocity",
     run_id: str = "unknown",
     git_rev: str | None = None,
     versions: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The schema-1 ``sim2real`` object for a policy trained on ``task_id`` with ``robot``.
+    """The ``sim2real`` object for a policy trained on ``task_id`` with ``robot``: :func:`policy_interface` plus
+    the training stamp. Validated with the shared reader before returning."""
+    interface = policy_interface(
+        task_id=task_id,
+        robot=robot,
+        observations=observations,
+        commands=commands,
+        action_scale=action_scale,
+        action_clip=action_clip,
+        control_dt=control_dt,
+        physics_dt=physics_dt,
+        command_interface=command_interface,
+    )
+    return stamp(interface, run_id, git_rev, versions)
 
-    ``observations`` are the actor's terms in input order, each ``{name, size, scale, clip}``; ``commands``
-    maps command name -> trained [lo, hi], in the order of the ``velocity_commands`` term. Per-joint values
-    come from the robot spec (policy order); the action offset is the default pose, as in Isaac Lab's
-    ``JointPositionActionCfg(use_default_offset=True)``. Validated with the shared reader before returning.
-    """
-    table = robot.joint_table()
-    terms = [_plain_term(term) for term in observations]
-    check_terms(terms, len(robot.joint_names), len(commands))
+
+def stamp(
+    interface: Mapping[str, Any],
+    run_id: str = "unknown",
+    git_rev: str | None = None,
+    versions: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """A policy interface with its ``training`` record (run, git revision, versions, export time), validated."""
     meta = {
-        "schema_version": SCHEMA_VERSION,
-        "task_id": task_id,
-        "robot": {
-            "name": robot.name,
-            "mjcf": robot.mjcf_path.relative_to(REPO_ROOT).as_posix(),
-            "asset_sha256": robot.asset_hash,
-        },
-        "joint_names": list(robot.joint_names),
-        "default_joint_pos": table["default_joint_pos"],
-        "action": {
-            "scale": _plain_number_or_list(action_scale),
-            "offset": table["default_joint_pos"],
-            "clip": None if action_clip is None else float(action_clip),
-        },
-        "observations": terms,
-        "commands": {"names": list(commands), "ranges": [[float(v) for v in r] for r in commands.values()]},
-        "stiffness": table["stiffness"],
-        "damping": table["damping"],
-        "effort_limit": table["effort_limit"],
-        "velocity_limit": table["velocity_limit"],
-        "joint_pos_limits": joint_limits_from_mjcf(robot.mjcf_path, robot.joint_names),
-        "control_dt": float(control_dt),
-        "physics_dt": float(physics_dt),
+        **interface,
         "training": {
             "run_id": run_id,
             "git_revision": git_rev if git_rev is not None else git_revision(),
@@ -97,6 +87,59 @@ def build_metadata(
     }
     validate_metadata(meta)
     return meta
+
+
+def policy_interface(
+    *,
+    task_id: str,
+    robot: RobotSpec,
+    observations: Sequence[Mapping[str, Any]],
+    commands: Mapping[str, Sequence[float]],
+    action_scale: float | Sequence[float],
+    action_clip: float | None,
+    control_dt: float,
+    physics_dt: float,
+    command_interface: str = "base_velocity",
+) -> dict[str, Any]:
+    """Everything a robot needs to run the policy (the metadata without its ``training`` record).
+
+    ``observations`` are the actor's terms in input order, each ``{name, size, scale, clip}``; ``commands``
+    maps command name -> trained [lo, hi], in the order of the command term. Per-joint values come from the
+    robot spec (policy order); the action offset is the default pose, as in Isaac Lab's
+    ``JointPositionActionCfg(use_default_offset=True)``. Plain JSON types only, so a run can record it.
+    """
+    table = robot.joint_table()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "task_id": task_id,
+        "robot": {
+            "name": robot.name,
+            "mjcf": robot.mjcf_path.relative_to(REPO_ROOT).as_posix(),
+            "asset_sha256": robot.asset_hash,
+            "base": "floating" if robot.floating_base else "fixed",
+        },
+        "joint_names": list(robot.joint_names),
+        "default_joint_pos": table["default_joint_pos"],
+        "action": {
+            "scale": _plain_number_or_list(action_scale),
+            "offset": table["default_joint_pos"],
+            "clip": None if action_clip is None else float(action_clip),
+        },
+        "observations": [_plain_term(term) for term in observations],
+        "commands": {
+            "interface": command_interface,
+            "names": list(commands),
+            "ranges": [[float(v) for v in r] for r in commands.values()],
+        },
+        "actuator": {"model": robot.actuator_model},
+        "stiffness": table["stiffness"],
+        "damping": table["damping"],
+        "effort_limit": table["effort_limit"],
+        "velocity_limit": table["velocity_limit"],
+        "joint_pos_limits": joint_limits_from_mjcf(robot.mjcf_path, robot.joint_names),
+        "control_dt": float(control_dt),
+        "physics_dt": float(physics_dt),
+    }
 
 
 def embed_metadata(model: Any, meta: Mapping[str, Any], validate: bool = True) -> None:
@@ -153,3 +196,17 @@ def _plain_number_or_list(value: float | Sequence[float]) -> float | list[float]
     if np.ndim(value) == 0:
         return float(value)  # type: ignore[arg-type]
     return [float(v) for v in np.ravel(value)]
+
+
+def upgrade_v1(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema-1 ``sim2real`` object as schema 2. Every schema-1 file was a floating-base, DC-motor,
+    base-velocity policy (the only kind that exporter wrote), so the new fields are known."""
+    if meta.get("schema_version") != 1:
+        raise ValueError(f"not a schema-1 object (schema_version {meta.get('schema_version')!r})")
+    upgraded = json.loads(json.dumps(meta))
+    upgraded["schema_version"] = SCHEMA_VERSION
+    upgraded["robot"]["base"] = "floating"
+    upgraded["commands"] = {"interface": "base_velocity", **upgraded["commands"]}
+    upgraded["actuator"] = {"model": "dc_motor"}
+    upgraded["training"]["upgraded_from_schema"] = 1
+    return upgraded

@@ -19,8 +19,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._reader import INPUT_NAME, OUTPUT_NAME, read_metadata, validate_metadata
-from .metadata import embed_metadata, save_onnx, write_json_copy
+from sim2real.export.metadata import embed_metadata, save_onnx, write_json_copy
+from sim2real_deploy.policy_file import INPUT_NAME, OUTPUT_NAME, read_metadata, validate_metadata
 
 OPSET = 18
 PARITY_BATCHES = (1, 64)
@@ -40,7 +40,7 @@ def actor_from_runner(runner: Any) -> nn.Module:
     alg = runner.alg
     actor = alg.get_policy() if hasattr(alg, "get_policy") else alg.actor
     if getattr(actor, "is_recurrent", False):
-        raise NotImplementedError("recurrent actors are not supported by policy schema 1 (no hidden-state inputs)")
+        raise NotImplementedError("recurrent actors are not supported by the policy schema (no hidden-state inputs)")
     if hasattr(alg, "eval_mode"):
         alg.eval_mode()
     return actor.eval()

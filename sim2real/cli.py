@@ -78,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     export.add_argument("run", help="run folder (latest checkpoint) or a model_<it>.pt file")
     export.add_argument("--out", type=Path, help="output .onnx path (default <run>/exported/policy.onnx)")
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="export even if today's robot spec or task config differs from what the run recorded "
+        "(the recorded values are written)",
+    )
     export.set_defaults(func=_export)
 
     curves = commands.add_parser(
@@ -145,7 +151,7 @@ def _play(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from sim2real.export_run import export_run
 
-    export_run(args.run, args.out)
+    export_run(args.run, args.out, force=args.force)
     return 0
 
 
@@ -161,7 +167,7 @@ def _curves(args: argparse.Namespace) -> int:
 
 
 def _sim2sim(args: argparse.Namespace) -> int:
-    from sim2real.export.sim2sim import main as sim2sim_main
+    from sim2real_deploy.sim2sim.cli import main as sim2sim_main
 
     return sim2sim_main(args.args)
 

@@ -1,39 +1,92 @@
-"""``sim2real export``: turn a training run's checkpoint into a self-describing ONNX policy."""
+"""``sim2real export``: turn a training run's checkpoint into a self-describing ONNX policy.
+
+The metadata is the policy interface the run recorded when it started (``policy_interface.json``: robot spec,
+gains, limits, observation terms, commands, asset hash), not today's code: a spec edited after training would
+otherwise relabel an old policy. If today's code would describe the run differently, export refuses and names
+the difference; ``--force`` exports with the recorded interface anyway.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from sim2real.config import load_task
-from sim2real.robots import ROBOTS
 from sim2real.runlog import read_run_info, recorded_overrides, resolve_checkpoint
 from sim2real.train import load_checkpoint, make_env, make_runner, simulation
 
+INTERFACE_FILE = "policy_interface.json"
 
-def export_run(run_path: str, out: Path | None = None) -> dict:
+
+class ExportError(ValueError):
+    """The run cannot be exported as asked (its recorded interface differs from today's, or is missing)."""
+
+
+def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: float | None) -> None:
+    """Write the run's policy interface next to its config (called when training starts)."""
+    from sim2real.export.task_interface import task_interface
+
+    try:
+        interface = task_interface(task_id, env_cfg, clip_actions)
+    except ValueError as exc:  # a task the exporter does not cover yet: training goes on, export will say why
+        print(f"note: {task_id} policies are not exportable yet ({exc})")
+        return
+    (run_dir / INTERFACE_FILE).write_text(json.dumps(interface, indent=2) + "\n")
+
+
+def run_interface(run_dir: Path, current: dict[str, Any], force: bool = False) -> dict[str, Any]:
+    """The interface to export: the recorded one, after checking it against ``current`` (today's code)."""
+    path = run_dir / INTERFACE_FILE
+    if not path.is_file():
+        if not force:
+            raise ExportError(
+                f"{run_dir} has no {INTERFACE_FILE} (trained before runs recorded it); --force exports with "
+                "today's robot spec and task config"
+            )
+        return current
+    recorded = json.loads(path.read_text())
+    differences = differing_fields(recorded, current)
+    if differences and not force:
+        raise ExportError(
+            f"{run_dir} trained with a different robot/task than today's code: {'; '.join(differences)} "
+            "(--force exports with the values the run trained with)"
+        )
+    return recorded
+
+
+def differing_fields(recorded: Any, current: Any, prefix: str = "") -> list[str]:
+    """Readable 'field: recorded -> today' lines for every leaf that differs."""
+    if isinstance(recorded, dict) and isinstance(current, dict):
+        return [
+            line
+            for key in sorted(set(recorded) | set(current))
+            for line in differing_fields(recorded.get(key), current.get(key), f"{prefix}{key}.")
+        ]
+    if recorded != current:
+        return [f"{prefix.rstrip('.')}: {_short(recorded)} -> {_short(current)}"]
+    return []
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def export_run(run_path: str, out: Path | None = None, force: bool = False) -> dict:
     """Export the run's latest (or given) checkpoint; returns the export report (parity errors, paths)."""
-    from sim2real.export import actor_from_runner, build_metadata, export_policy
+    from sim2real.export.metadata import stamp
+    from sim2real.export.onnx_export import actor_from_runner, export_policy
+    from sim2real.export.task_interface import task_interface
 
     run_dir, checkpoint = resolve_checkpoint(run_path)
     info = read_run_info(run_dir)
-    # one CPU env is enough to rebuild the actor; the metadata comes from the same resolved config
+    # one CPU env is enough to rebuild the actor
     run = load_task(
         info["task"], [*recorded_overrides(info, ("physics", "seed")), "device=cpu", "env.scene.num_envs=1"]
     )
-    metadata = build_metadata(
-        task_id=info["task"],
-        robot=ROBOTS[run.env.robot],
-        observations=policy_terms(run.env),
-        commands=command_ranges(run.env),
-        action_scale=run.env.actions.joint_pos.scale,
-        action_clip=run.agent.clip_actions,
-        control_dt=run.env.sim.dt * run.env.decimation,
-        physics_dt=run.env.sim.dt,
-        run_id=f"{run_dir.name}/{checkpoint.stem}",
-        git_rev=info["git_revision"],
-        versions=info["versions"],
-    )
+    interface = run_interface(run_dir, task_interface(info["task"], run.env, run.agent.clip_actions), force)
+    metadata = stamp(interface, f"{run_dir.name}/{checkpoint.stem}", info["git_revision"], info["versions"])
     with simulation(run):
         env = make_env(run)
         runner = make_runner(env, run, log_dir=None)
@@ -43,27 +96,3 @@ def export_run(run_path: str, out: Path | None = None) -> dict:
         env.close()
     print(json.dumps({k: v for k, v in report.items() if k != "metadata"}, indent=2, default=str))
     return report
-
-
-def policy_terms(env_cfg) -> list[dict]:
-    """The policy group's observation terms in input order, with their scale and clip."""
-    from isaaclab.managers import ObservationTermCfg
-
-    from sim2real.export.obs_terms import expected_term_size
-
-    robot = ROBOTS[env_cfg.robot]
-    group = env_cfg.observations.policy
-    terms = []
-    for name in group.__dataclass_fields__:
-        term = getattr(group, name)
-        if isinstance(term, ObservationTermCfg):
-            size = expected_term_size(name, len(robot.joint_names), 3)
-            terms.append(
-                {"name": name, "size": size, "scale": 1.0 if term.scale is None else term.scale, "clip": term.clip}
-            )
-    return terms
-
-
-def command_ranges(env_cfg) -> dict[str, tuple[float, float]]:
-    ranges = env_cfg.commands.base_velocity.ranges
-    return {"lin_vel_x": ranges.lin_vel_x, "lin_vel_y": ranges.lin_vel_y, "ang_vel_z": ranges.ang_vel_z}

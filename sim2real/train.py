@@ -81,6 +81,8 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         info = read_run_info(run_dir)
         task = info["task"]
         overrides = [*recorded_overrides(info), *overrides]
+    from sim2real.export_run import record_interface
+
     run = load_task(task, overrides)
     check_device(run.settings["device"])
     size, rank, _ = world()
@@ -88,6 +90,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         run_dir = new_run_dir(log_root, run.agent.experiment_name, run.settings["run_name"]) if rank == 0 else None
         if run_dir is not None:
             write_run_info(run_dir, task, run.settings, overrides, to_plain(run.env), to_plain(run.agent), sys.argv)
+            record_interface(run_dir, task, run.env, run.agent.clip_actions)
     log_dir = run_dir if rank == 0 else None  # only rank 0 logs and checkpoints
     seed_everything(run.env.seed)
     with simulation(run):

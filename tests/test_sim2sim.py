@@ -18,17 +18,12 @@ import pytest
 from test_export import constant_policy, make_metadata
 
 from sim2real import REPO_ROOT
-from sim2real.export import (
-    Randomization,
-    Segment,
-    Sim2SimConfig,
-    Sim2SimError,
-    Thresholds,
-    rewrite_metadata,
-    run_sim2sim,
-)
-from sim2real.export._reader import PolicyFileError, read_metadata, validate_metadata
-from sim2real.export.sim2sim import RobotSim, build_scene, dc_motor_torque, main
+from sim2real.export.metadata import rewrite_metadata
+from sim2real_deploy.actuators import dc_motor_torque
+from sim2real_deploy.mujoco_robot import MujocoRobot, build_scene
+from sim2real_deploy.policy_file import PolicyFileError, read_metadata, validate_metadata
+from sim2real_deploy.sim2sim import Randomization, Segment, Sim2SimConfig, Sim2SimError, Thresholds, run_sim2sim
+from sim2real_deploy.sim2sim.cli import main
 
 SHIPPED = REPO_ROOT / "assets/policies/go2_flat/policy.onnx"
 STAND = Sim2SimConfig(schedule=(Segment("stand", 3.0, (0, 0, 0)),), thresholds=Thresholds(max_joint_limit_violations=0))
@@ -67,7 +62,7 @@ def test_module_is_robot_side_only(stand_policy, files):
     argv = [str(stand_policy), "--segment", "stand", "0", "0", "0", "1", "--out", str(files / "sub")]
     code = (
         "import sys\n"
-        "from sim2real.export.sim2sim import main\n"
+        "from sim2real_deploy.sim2sim.cli import main\n"
         f"rc = main({argv!r})\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'isaaclab', 'rsl_rl', 'tensordict'))\n"
         "print('HEAVY', heavy)\n"
@@ -169,7 +164,7 @@ def test_video_is_optional_and_explains_itself(stand_policy, tmp_path):
 def test_joints_bound_by_name_not_index():
     """The MJCF's motors run FR, FL, RR, RL; the policy order is FL, FR, RL, RR."""
     meta = validate_metadata(make_metadata())
-    sim = RobotSim(build_scene(REPO_ROOT / meta.raw["robot"]["mjcf"], meta.physics_dt), meta)
+    sim = MujocoRobot(build_scene(REPO_ROOT / meta.raw["robot"]["mjcf"], meta.physics_dt, meta.joint_names), meta)
     motors = [mujoco.mj_id2name(sim.model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in sim.act_id]
     assert motors == [name.removesuffix("_joint") for name in meta.joint_names]
     assert sim.model.opt.timestep == pytest.approx(0.005)

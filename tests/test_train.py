@@ -132,3 +132,23 @@ def test_play_reports_survival_and_tracking(trained_run: Path, tmp_path: Path):
     assert 0.0 <= report["survival_rate"] <= 1.0 and 0.0 < report["mean_survival_time_s"] <= 1.0 + 1e-6
     assert report["lin_vel_xy_error_mean"] >= 0 and report["yaw_rate_error_mean"] >= 0
     assert report["checkpoint"].endswith(".pt") and Path(report["plot"]).is_file()
+
+
+def test_export_uses_the_run_recorded_interface(trained_run: Path, tmp_path: Path):
+    """Metadata comes from what the run recorded at training time; a spec that changed since is refused, by name."""
+    import shutil
+
+    from sim2real_deploy.policy_file import read_metadata
+
+    run = Path(shutil.copytree(trained_run, tmp_path / "run"))
+    recorded = json.loads((run / "policy_interface.json").read_text())
+    assert recorded["robot"]["name"] == "go2" and recorded["actuator"] == {"model": "dc_motor"}
+    recorded["stiffness"][0] = 30.0  # as if the Go2 spec's Kp had been edited after this run trained
+    (run / "policy_interface.json").write_text(json.dumps(recorded))
+    refused = sim2real("export", str(run), cwd=tmp_path)
+    assert refused.returncode == 2 and "stiffness" in refused.stderr and "Traceback" not in refused.stderr
+    assert not (run / "exported").exists()
+    forced = sim2real("export", str(run), "--force", cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr[-2000:]
+    meta = read_metadata(run / "exported" / "policy.onnx")
+    assert meta.raw["stiffness"][0] == 30.0 and meta.raw["stiffness"][1] == 25.0  # the run's values, not today's

@@ -1,4 +1,4 @@
-"""Mode state machine, observation assembly and safety clamps of the policy node, without ROS.
+"""Mode state machine and safety clamps of the policy node, without ROS.
 
 The rclpy node (``policy_node.py``) is a thin shell around :class:`PolicyController`: it feeds it messages
 as plain arrays with a monotonic receive time and publishes what :meth:`PolicyController.step` returns.
@@ -16,11 +16,9 @@ from enum import StrEnum
 
 import numpy as np
 
+from sim2real_deploy.commands import BASE_VELOCITY
+from sim2real_deploy.observations import ObservationBuilder, RobotState, projected_gravity, tilt_angle
 from sim2real_deploy.policy_file import PolicyFileError, PolicyMetadata
-
-# Twist field that carries each command the policy may be trained on.
-COMMAND_FIELDS = {"lin_vel_x": 0, "lin_vel_y": 1, "ang_vel_z": 2}  # index into (vx, vy, wz)
-OBSERVATION_TERMS = ("base_ang_vel", "projected_gravity", "velocity_commands", "joint_pos", "joint_vel", "actions")
 
 
 class Mode(StrEnum):
@@ -61,6 +59,8 @@ class PolicyController:
     ):
         self.meta, self.policy, self.config, self.log = metadata, policy, config or ControllerConfig(), log
         self._check_supported(metadata)
+        self.build_observation = ObservationBuilder.from_metadata(metadata)
+        self.command_index = BASE_VELOCITY.index(metadata.command_names)
         self.joint_names = metadata.joint_names
         self.default_pos = metadata.joint_array("default_joint_pos")
         limits = metadata.joint_array("joint_pos_limits")
@@ -95,28 +95,15 @@ class PolicyController:
     # ----- configuration checks -----
     @staticmethod
     def _check_supported(meta: PolicyMetadata) -> None:
-        """Refuse a policy whose observation terms or commands this node cannot compute."""
-        n = meta.num_joints
-        sizes = {
-            "base_ang_vel": 3,
-            "projected_gravity": 3,
-            "velocity_commands": len(meta.command_names),
-            "joint_pos": n,
-            "joint_vel": n,
-            "actions": n,
-        }
-        for term in meta.observations:
-            name = term["name"]
-            if name not in sizes:
-                raise PolicyFileError(
-                    f"observation term '{name}' is not supported by the ROS node "
-                    f"(known: {', '.join(OBSERVATION_TERMS)})"
-                )
-            if int(term["size"]) != sizes[name]:
-                raise PolicyFileError(f"observation term '{name}' has size {term['size']}, expected {sizes[name]}")
-        unknown = [c for c in meta.command_names if c not in COMMAND_FIELDS]
-        if unknown:
-            raise PolicyFileError(f"command(s) {unknown} not supported (known: {sorted(COMMAND_FIELDS)})")
+        """Refuse a policy this node cannot serve (terms and sizes were checked when the file was read)."""
+        if not meta.floating_base or meta.command_interface != BASE_VELOCITY.name:
+            raise PolicyFileError(
+                f"the ROS node serves floating-base '{BASE_VELOCITY.name}' policies; this one is "
+                f"{meta.raw['robot']['base']}-base '{meta.command_interface}'"
+            )
+        unmeasured = [t["name"] for t in meta.observations if t["name"] in ("gripper_pos", "object_position")]
+        if unmeasured:
+            raise PolicyFileError(f"observation term(s) {unmeasured} have no ROS input in this node")
 
     def _output_index(self, names: Sequence[str]) -> np.ndarray:
         """Index into policy order for each output joint (the forward controller's joint order)."""
@@ -161,7 +148,8 @@ class PolicyController:
         if abs(norm - 1.0) > 0.1:  # e.g. a driver that leaves orientation all zero
             self.imu_fault = f"imu orientation is not a unit quaternion (norm {norm:.3f})"
             return
-        self.gyro, self.gravity, self.imu_fault = omega, projected_gravity(quat / norm), None
+        x, y, z, w = quat / norm
+        self.gyro, self.gravity, self.imu_fault = omega, projected_gravity(np.array([w, x, y, z])), None
 
     def set_command(self, vx: float, vy: float, wz: float, now: float) -> None:
         self.cmd_raw = np.array([vx, vy, wz], dtype=np.float64)
@@ -171,7 +159,7 @@ class PolicyController:
         """The velocity command in the policy's command order, clamped to the trained ranges."""
         timeout = self.config.cmd_timeout
         raw = self.cmd_raw if timeout <= 0 or now - self.cmd_time <= timeout else np.zeros(3)
-        cmd = raw[[COMMAND_FIELDS[name] for name in self.meta.command_names]]
+        cmd = raw[self.command_index]
         ranges = self.meta.command_ranges
         return np.clip(cmd, ranges[:, 0], ranges[:, 1])
 
@@ -276,26 +264,13 @@ class PolicyController:
                 f"policy output invalid (shape {action.shape}, finite {np.all(np.isfinite(action))})", now
             )
             return None
-        self.last_action = action
+        self.last_action = self.meta.clip_action(action)  # what training's `actions` term saw
         return self.meta.targets_from_actions(action)
 
     def observation(self, now: float) -> np.ndarray:
-        """The policy input, term by term from the metadata, each clip(scale * raw)."""
-        raw = {
-            "base_ang_vel": self.gyro,
-            "projected_gravity": self.gravity,
-            "velocity_commands": self.command(now),
-            "joint_pos": self.q - self.default_pos,
-            "joint_vel": self.dq,
-            "actions": self.last_action,
-        }
-        parts = []
-        for term in self.meta.observations:
-            value = np.asarray(term.get("scale", 1.0), dtype=np.float64) * raw[term["name"]]
-            if term.get("clip") is not None:
-                value = np.clip(value, term["clip"][0], term["clip"][1])
-            parts.append(value)
-        self.last_obs = np.concatenate(parts)
+        """The policy input from the latest measurements (the shared robot-side observation builder)."""
+        state = RobotState(self.q, self.dq, base_ang_vel=self.gyro, gravity_b=self.gravity)
+        self.last_obs = self.build_observation(state, self.command(now), self.last_action)
         return self.last_obs
 
     def _clamp(self, desired: np.ndarray) -> np.ndarray:
@@ -311,15 +286,3 @@ class PolicyController:
         self.transitions.append(Transition(now, self.mode, target, reason))
         self.log(f"mode {self.mode.value} -> {target.value}: {reason}")
         self.mode, self.reason = target, reason
-
-
-def projected_gravity(quat_xyzw: np.ndarray) -> np.ndarray:
-    """World gravity direction (0, 0, -1) expressed in the body frame of a body with orientation ``quat``."""
-    x, y, z, w = quat_xyzw
-    # Third row of the rotation matrix R (body->world) is R^T e_z; gravity is -e_z.
-    return -np.array([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])
-
-
-def tilt_angle(gravity_b: np.ndarray) -> float:
-    """Angle between the body z axis and world up [rad]."""
-    return float(np.arccos(np.clip(-gravity_b[2], -1.0, 1.0)))

@@ -16,7 +16,11 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = 1
+from sim2real_deploy.actuators import MODELS as ACTUATOR_MODELS
+from sim2real_deploy.commands import interface
+from sim2real_deploy.observations import Dims, check_terms
+
+SCHEMA_VERSION = 2
 METADATA_KEY = "sim2real"
 VERSION_KEY = "sim2real_schema_version"
 INPUT_NAME = "obs"
@@ -32,6 +36,7 @@ REQUIRED_KEYS = (
     "action",
     "observations",
     "commands",
+    "actuator",
     "stiffness",
     "damping",
     "effort_limit",
@@ -78,6 +83,19 @@ class PolicyMetadata:
     def action_clip(self) -> float | None:
         return self.raw["action"].get("clip")
 
+    def clip_action(self, actions: np.ndarray) -> np.ndarray:
+        """The network output as training applied it (and as the ``actions`` term sees it): clipped to action.clip."""
+        clip = self.action_clip
+        return actions if clip is None else np.clip(actions, -clip, clip)
+
+    @property
+    def actuator_model(self) -> str:
+        return str(self.raw["actuator"]["model"])
+
+    @property
+    def floating_base(self) -> bool:
+        return self.raw["robot"]["base"] == "floating"
+
     @property
     def observations(self) -> list[dict[str, Any]]:
         """Observation terms in input order: ``name``, ``size``, ``scale`` and ``clip`` (or None)."""
@@ -86,6 +104,10 @@ class PolicyMetadata:
     @property
     def obs_dim(self) -> int:
         return sum(int(term["size"]) for term in self.raw["observations"])
+
+    @property
+    def command_interface(self) -> str:
+        return str(self.raw["commands"]["interface"])
 
     @property
     def command_names(self) -> list[str]:
@@ -106,19 +128,21 @@ class PolicyMetadata:
 
     def targets_from_actions(self, actions: np.ndarray) -> np.ndarray:
         """Joint position targets (policy order) from raw network outputs, as in training."""
-        clip = self.action_clip
-        if clip is not None:
-            actions = np.clip(actions, -clip, clip)
-        return self.action_offset + self.action_scale * actions
+        return self.action_offset + self.action_scale * self.clip_action(actions)
 
 
 def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyMetadata:
     """Check the schema version, required keys and per-joint lengths; raise PolicyFileError naming the problem."""
     version = meta.get("schema_version")
+    if isinstance(version, int) and version < SCHEMA_VERSION:
+        raise PolicyFileError(
+            f"{source}: this file is from an older sim2real (schema version {version}; this reader reads "
+            f"{SCHEMA_VERSION}): re-export it from its run with `sim2real export`"
+        )
     if version != SCHEMA_VERSION:
         raise PolicyFileError(
             f"{source}: sim2real schema version {version!r}, this reader supports {SCHEMA_VERSION}; "
-            "re-export the policy with a matching sim2real version"
+            "update sim2real_deploy or re-export the policy with a matching sim2real version"
         )
     missing = [key for key in REQUIRED_KEYS if key not in meta]
     if missing:
@@ -127,8 +151,20 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
     for key in PER_JOINT_KEYS:
         if len(meta[key]) != n:
             raise PolicyFileError(f"{source}: '{key}' has {len(meta[key])} entries for {n} joints")
-    if len(meta["commands"]["names"]) != len(meta["commands"]["ranges"]):
+    commands = meta["commands"]
+    if len(commands.get("names", ())) != len(commands.get("ranges", ())):
         raise PolicyFileError(f"{source}: 'commands' names and ranges differ in length")
+    if meta["robot"].get("base") not in ("floating", "fixed"):
+        raise PolicyFileError(f"{source}: robot.base is {meta['robot'].get('base')!r}, expected 'floating' or 'fixed'")
+    if meta["actuator"].get("model") not in ACTUATOR_MODELS:
+        raise PolicyFileError(
+            f"{source}: actuator.model {meta['actuator'].get('model')!r} unknown (known: {sorted(ACTUATOR_MODELS)})"
+        )
+    try:
+        interface(commands.get("interface", "")).index(commands["names"])
+        check_terms(meta["observations"], Dims(n, len(commands["names"]), n), commands["interface"])
+    except ValueError as exc:
+        raise PolicyFileError(f"{source}: {exc}") from exc
     return PolicyMetadata(meta)
 
 

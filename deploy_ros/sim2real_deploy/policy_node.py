@@ -16,9 +16,7 @@ from collections import deque
 from typing import Any
 
 from geometry_msgs.msg import Twist
-from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import QoSDurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Bool, Float64MultiArray, String
@@ -26,7 +24,7 @@ from std_srvs.srv import Trigger
 
 from sim2real_deploy.controller import ControllerConfig, Mode, PolicyController
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError
-from sim2real_deploy.ros_main import run_node
+from sim2real_deploy.ros_main import declare_parameters, run_node
 
 NODE_NAME = "policy_node"
 # Every parameter the node declares, with its default; parameter files may name only these.
@@ -43,22 +41,6 @@ PARAMETERS: dict[str, Any] = {
     "status_rate": 5.0,
     "onnx_threads": 1,
 }
-
-
-def declare_parameters(node: Node, parameters: dict[str, Any]) -> dict[str, Any]:
-    """Declare each parameter and return the values. An empty list default cannot carry its type, so a
-    string array is declared without a value and read back as [] when no one sets it."""
-    values = {}
-    for name, default in parameters.items():
-        if isinstance(default, list) and not default:
-            node.declare_parameter(name, Parameter.Type.STRING_ARRAY)
-            try:
-                values[name] = list(node.get_parameter(name).value)
-            except ParameterUninitializedException:
-                values[name] = []
-        else:
-            values[name] = node.declare_parameter(name, default).value
-    return values
 
 
 class PolicyNode(Node):

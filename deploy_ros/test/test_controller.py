@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from fixture_policy import JOINT_NAMES, default_pose, go2_metadata
 
-from sim2real_deploy.controller import ControllerConfig, Mode, PolicyController, projected_gravity, tilt_angle
+from sim2real_deploy.controller import ControllerConfig, Mode, PolicyController
+from sim2real_deploy.observations import projected_gravity, tilt_angle
 from sim2real_deploy.policy_file import PolicyFileError, validate_metadata
 
 DT = 0.02
@@ -82,7 +83,9 @@ def test_observation_terms_scales_and_clip():
     assert obs.shape == (45,)
     assert np.allclose(obs[0:3], [0.25, 0.5, 0.75])
     assert np.allclose(obs[3:6], [0, 0, -1])
-    assert np.allclose(obs[6:9], [0.5, 0.5, -1.0])  # clamped to the trained ranges
+    ranges = np.array(meta["commands"]["ranges"])
+    assert np.allclose(obs[6:9], np.clip([0.5, 9.0, -5.0], ranges[:, 0], ranges[:, 1]))  # clamped to trained ranges
+    assert obs[7] < 9.0 and obs[8] > -5.0
     assert np.allclose(obs[9:21], 0.1)  # measured DEFAULT+0.3, clipped
     assert np.allclose(obs[33:45], 0.0)  # previous action starts at zero
     assert np.allclose(target, DEFAULT + 0.25)
@@ -178,7 +181,7 @@ def test_unsupported_policy_rejected():
 
 
 def test_projected_gravity_and_tilt():
-    assert np.allclose(projected_gravity(np.array(UPRIGHT)), [0, 0, -1])
-    roll = np.array([np.sin(np.pi / 4), 0, 0, np.cos(np.pi / 4)])  # 90 deg about x
+    assert np.allclose(projected_gravity(np.array([1.0, 0, 0, 0])), [0, 0, -1])
+    roll = np.array([np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0])  # (w, x, y, z): 90 deg about x
     assert np.allclose(projected_gravity(roll), [0, -1, 0], atol=1e-9)
     assert np.isclose(tilt_angle(projected_gravity(roll)), np.pi / 2)

@@ -115,7 +115,11 @@ def test_bad_inputs(stack, joint_limits, case):
         time.sleep(0.2)
         assert probe.mode == "RUNNING", node.controller.reason
     if case == "absurd_cmd":
-        wait_for(lambda: probe.status[-1][1]["command"] == [1.0, -0.5, 1.0], 2, "clamped command in status")
+        from fixture_policy import go2_metadata
+
+        (_, vx_hi), (vy_lo, _), (_, wz_hi) = go2_metadata()["commands"]["ranges"]
+        clamped = [vx_hi, vy_lo, wz_hi]
+        wait_for(lambda: probe.status[-1][1]["command"] == clamped, 2, "clamped command in status")
     if case == "reordered":
         assert np.allclose(node.controller.q, [feeder.pos[feeder.names.index(n)] for n in JOINT_NAMES])
     assert_in_limits(probe.targets, joint_limits)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import isaaclab.sim as sim_utils
-from isaaclab.actuators import DCMotorCfg
+from isaaclab.actuators import DCMotorCfg, IdealPDActuatorCfg
 from isaaclab.assets import ArticulationCfg
 from isaaclab_newton.sim.schemas import NewtonArticulationCfg
 
-from sim2real.robots.spec import RobotSpec
+from sim2real.robots.spec import JointGroup, RobotSpec
 
 
 def articulation_cfg(spec: RobotSpec, prim_path: str = "{ENV_REGEX_NS}/Robot") -> ArticulationCfg:
@@ -18,18 +18,7 @@ def articulation_cfg(spec: RobotSpec, prim_path: str = "{ENV_REGEX_NS}/Robot") -
     without that saturation asks for fast swings the real motors cannot deliver. Explicit PD also makes the
     gains readable per env, which the critic's privileged observations and gain randomisation need.
     """
-    actuators = {
-        f"group{i}": DCMotorCfg(
-            joint_names_expr=[group.pattern],
-            stiffness=group.stiffness,
-            damping=group.damping,
-            actuator_effort_limit=group.effort_limit,
-            saturation_effort=group.effort_limit,
-            actuator_velocity_limit=group.velocity_limit,
-            friction=0.0,
-        )
-        for i, group in enumerate(spec.joint_groups)
-    }
+    actuators = {f"group{i}": actuator_cfg(spec.actuator_model, group) for i, group in enumerate(spec.joint_groups)}
     return ArticulationCfg(
         prim_path=prim_path,
         spawn=sim_utils.UsdFileCfg(
@@ -45,3 +34,20 @@ def articulation_cfg(spec: RobotSpec, prim_path: str = "{ENV_REGEX_NS}/Robot") -
         soft_joint_pos_limit_factor=0.9,
         actuators=actuators,
     )
+
+
+def actuator_cfg(model: str, group: JointGroup) -> DCMotorCfg | IdealPDActuatorCfg:
+    """Isaac Lab's actuator for ``spec.actuator_model``; the robot side's twin is ``sim2real_deploy.actuators``."""
+    common = dict(
+        joint_names_expr=[group.pattern],
+        stiffness=group.stiffness,
+        damping=group.damping,
+        actuator_effort_limit=group.effort_limit,
+        actuator_velocity_limit=group.velocity_limit,
+        friction=0.0,
+    )
+    if model == "dc_motor":
+        return DCMotorCfg(**common, saturation_effort=group.effort_limit)
+    if model == "pd":
+        return IdealPDActuatorCfg(**common)
+    raise ValueError(f"actuator model {model!r} unknown (known: dc_motor, pd)")

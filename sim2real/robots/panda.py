@@ -35,6 +35,7 @@ PANDA = RobotSpec(
         JointGroup("finger_joint[12]", stiffness=400.0, damping=10.0, effort_limit=70.0, velocity_limit=0.05),
     ),
     base_body="link0",
+    floating_base=False,
     foot_bodies=(),
     init_base_height=0.0,
     ee_body="hand",

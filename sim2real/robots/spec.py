@@ -53,6 +53,11 @@ class RobotSpec:
     """Bodies carrying the finger pads (their contacts with a grasped object)."""
     grasp_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
     """Grasp point (between the fingertips) in the ``ee_body`` frame [m]."""
+    floating_base: bool = True
+    """False for a robot bolted to the world (an arm): its MJCF has no free joint."""
+    actuator_model: str = "dc_motor"
+    """Motor model of every joint group, in training and on the robot side: ``dc_motor`` (PD with the torque-speed
+    curve) or ``pd`` (ideal PD clipped to the effort limit); see ``sim2real_deploy.actuators``."""
 
     @property
     def root(self) -> Path:

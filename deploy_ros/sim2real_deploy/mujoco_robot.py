@@ -1,0 +1,270 @@
+"""A policy's robot in native MuJoCo, from its MJCF: the simulated robot of sim-to-sim and ``mujoco_bridge``.
+
+Joints are bound to the MJCF by name; torques come from the metadata's actuator model (:mod:`actuators`) at the
+physics rate, so both consumers simulate the motor training used. What a robot measures is read as a
+:class:`~sim2real_deploy.observations.RobotState`. The MJCF contract is checked, not assumed: every policy joint
+exists; each gets one torque motor at scene build (the MJCF's own, or one added in place of none or of a
+servo);
+a floating-base policy needs exactly one free joint. Needs ``mujoco``; no torch, no ROS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from sim2real_deploy.actuators import Actuator
+from sim2real_deploy.observations import RobotState
+from sim2real_deploy.policy_file import PolicyFileError, PolicyMetadata
+
+
+class RobotModelError(PolicyFileError):
+    """The MJCF does not fit the policy (missing joint, no free joint, two motors on one joint, ...)."""
+
+
+def find_mjcf(relative: str | Path, override: str | Path | None = None) -> Path:
+    """The metadata's ``robot.mjcf`` (relative to the project root), searched from the working directory and from
+    this package upwards; ``override`` wins when given."""
+    if override:
+        path = Path(override)
+        if not path.is_file():
+            raise RobotModelError(f"robot MJCF {path} not found")
+        return path
+    for base in (Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents):
+        if (base / relative).is_file():
+            return base / relative
+    raise RobotModelError(f"robot MJCF '{relative}' not found from {Path.cwd()} or this package: pass its path")
+
+
+def _is_torque_motor(model: mujoco.MjModel, a: int) -> bool:
+    return model.actuator_gaintype[a] == mujoco.mjtGain.mjGAIN_FIXED and model.actuator_biastype[a] == 0
+
+
+def _fit_motors(spec: mujoco.MjSpec, joint_names: Sequence[str]) -> None:
+    """Give every policy joint one torque motor: keep the MJCF's own, replace a servo (position/velocity
+    actuator) by one, add one where the MJCF has none (gear 1, no ctrl limit)."""
+    model, actuators = spec.compile(), list(spec.actuators)  # model actuator a is actuators[a]
+    for joint in joint_names:
+        jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)
+        if jid < 0:
+            raise RobotModelError(f"policy joint {joint!r} is not in the MJCF")
+        on_joint = [
+            a
+            for a in range(model.nu)
+            if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT and model.actuator_trnid[a, 0] == jid
+        ]
+        if len(on_joint) == 1 and _is_torque_motor(model, on_joint[0]):
+            continue
+        for a in on_joint:
+            spec.delete(actuators[a])
+        spec.add_actuator(name=f"sim2real_motor_{joint}", target=joint, trntype=mujoco.mjtTrn.mjTRN_JOINT)
+
+
+def build_scene(mjcf: str | Path, physics_dt: float, joint_names: Sequence[str], floor: bool = True) -> mujoco.MjModel:
+    """The robot MJCF (its own contact options kept) plus a floor and a light, with one torque motor per policy
+    joint (see :func:`_fit_motors`)."""
+    spec = mujoco.MjSpec.from_file(str(mjcf))
+    spec.option.timestep = physics_dt
+    _fit_motors(spec, joint_names)
+    if floor:
+        spec.add_texture(
+            name="sim2sim_grid",
+            type=mujoco.mjtTexture.mjTEXTURE_2D,
+            builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
+            rgb1=[0.2, 0.3, 0.4],
+            rgb2=[0.1, 0.2, 0.3],
+            width=300,
+            height=300,
+        )
+        material = spec.add_material(name="sim2sim_grid", texrepeat=[5, 5], texuniform=True)
+        material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "sim2sim_grid"
+        spec.worldbody.add_geom(
+            name="sim2sim_floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05], material="sim2sim_grid"
+        )
+    spec.worldbody.add_light(pos=[0, 0, 3], dir=[0, 0, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
+    return spec.compile()
+
+
+class MujocoRobot:
+    """MuJoCo model + data with the policy's joints bound by name and its actuator model at the physics rate."""
+
+    def __init__(self, model: mujoco.MjModel, meta: PolicyMetadata, limit_tolerance: float = 0.0):
+        self.model, self.data, self.meta = model, mujoco.MjData(model), meta
+        self.mjcf_path: Path | None = None  # set by from_metadata
+        self.limit_tolerance = limit_tolerance
+        self.decimation = decimation(meta)
+        self._bind_base(meta.floating_base)
+        self._bind_joints(meta.joint_names)
+        self.actuator = Actuator.from_metadata(meta)
+        self.default_pos = meta.joint_array("default_joint_pos")
+        self.limits = meta.joint_array("joint_pos_limits")
+        self.nominal_friction = model.geom_friction[:, 0].copy()
+        self.reset_counters()
+
+    @classmethod
+    def from_metadata(
+        cls, meta: PolicyMetadata, mjcf: str | Path | None = None, physics_dt: float | None = None, **kwargs
+    ) -> MujocoRobot:
+        path = find_mjcf(meta.raw["robot"]["mjcf"], mjcf)
+        robot = cls(build_scene(path, physics_dt or meta.physics_dt, meta.joint_names), meta, **kwargs)
+        robot.mjcf_path = path
+        return robot
+
+    # ----- binding -----
+    def _bind_base(self, floating: bool) -> None:
+        free = [j for j in range(self.model.njnt) if self.model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
+        if floating and len(free) != 1:
+            raise RobotModelError(f"a floating-base policy needs one free joint in the MJCF, found {len(free)}")
+        if not floating:
+            self.base_body = self.base_qpos = self.base_dof = None
+            return
+        self.base_body = int(self.model.jnt_bodyid[free[0]])
+        self.base_qpos = int(self.model.jnt_qposadr[free[0]])
+        self.base_dof = int(self.model.jnt_dofadr[free[0]])
+
+    def _bind_joints(self, names: Sequence[str]) -> None:
+        """Addresses of each policy joint and of the one motor driving it, matched by joint name."""
+        qpos, dof, act, gear = [], [], [], []
+        for name in names:
+            joint = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
+            if joint < 0:
+                raise RobotModelError(f"policy joint {name!r} is not in the MJCF")
+            motors = [
+                a
+                for a in range(self.model.nu)
+                if self.model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT
+                and self.model.actuator_trnid[a, 0] == joint
+            ]
+            if len(motors) != 1:
+                raise RobotModelError(f"joint {name!r} is driven by {len(motors)} actuators in the MJCF, expected 1")
+            qpos.append(self.model.jnt_qposadr[joint])
+            dof.append(self.model.jnt_dofadr[joint])
+            act.append(motors[0])
+            gear.append(self.model.actuator_gear[motors[0], 0])
+        self.qpos_adr, self.dof_adr = np.array(qpos), np.array(dof)
+        self.act_id, self.gear = np.array(act), np.array(gear)
+
+    # ----- episodes -----
+    def standing_height(self) -> float:
+        """Base height at which the lowest collision geom just touches z = 0 in the default pose."""
+        self._set_pose(0.0)
+        mujoco.mj_kinematics(self.model, self.data)
+        lowest = np.inf
+        for g in range(self.model.ngeom):
+            if self.model.geom_bodyid[g] == 0 or not (self.model.geom_contype[g] or self.model.geom_conaffinity[g]):
+                continue
+            rot_z = self.data.geom_xmat[g].reshape(3, 3)[2]
+            center, half = self.model.geom_aabb[g, :3], self.model.geom_aabb[g, 3:]
+            lowest = min(lowest, self.data.geom_xpos[g, 2] + rot_z @ center - np.abs(rot_z) @ half)
+        return float(-lowest + 0.005)
+
+    def _set_pose(self, base_height: float) -> None:
+        self.data.qpos[:] = self.model.qpos0
+        if self.base_qpos is not None:
+            self.data.qpos[self.base_qpos : self.base_qpos + 7] = [0, 0, base_height, 1, 0, 0, 0]
+        self.data.qpos[self.qpos_adr] = self.default_pos
+
+    def reset(self, base_height: float | None = None, friction: float | None = None, keyframe: str = "") -> None:
+        """At rest in the MJCF keyframe ``keyframe`` if given and present, else in the default pose with the base
+        level at ``base_height`` (None: feet just touching the floor); per-episode counters cleared."""
+        self.model.geom_friction[:, 0] = self.nominal_friction if friction is None else friction
+        key = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, keyframe) if keyframe else -1
+        if key >= 0:
+            mujoco.mj_resetDataKeyframe(self.model, self.data, key)
+        else:
+            height = self.standing_height() if base_height is None and self.base_qpos is not None else base_height
+            mujoco.mj_resetData(self.model, self.data)
+            self._set_pose(height or 0.0)
+        mujoco.mj_forward(self.model, self.data)
+        self.reset_counters()
+
+    def reset_counters(self) -> None:
+        self.max_torque = np.zeros(len(self.act_id))
+        self.violations = np.zeros(len(self.act_id), dtype=int)
+        self.violation_steps = 0
+
+    # ----- stepping -----
+    def physics_step(self, target: np.ndarray | None) -> np.ndarray:
+        """One physics step of the actuator model towards ``target`` (policy order; None: no torque). Returns the
+        joint torques. Torques go to each joint's own motor divided by its gear; the MJCF motors' ctrlrange equals
+        the effort limit, so MuJoCo's clamp never binds after the model's."""
+        tau = np.zeros(len(self.act_id)) if target is None else self.actuator(target, self.q, self.qd)
+        self.data.ctrl[self.act_id] = tau / self.gear
+        mujoco.mj_step(self.model, self.data)
+        self.max_torque = np.maximum(self.max_torque, np.abs(tau))
+        lo, hi = self.limits[:, 0] - self.limit_tolerance, self.limits[:, 1] + self.limit_tolerance
+        outside = (self.q < lo) | (self.q > hi)
+        self.violations += outside
+        self.violation_steps += bool(outside.any())
+        return tau
+
+    def step(self, target: np.ndarray) -> None:
+        """One control period: ``decimation`` physics steps towards ``target``."""
+        for _ in range(self.decimation):
+            self.physics_step(target)
+
+    def push(self, delta_v: np.ndarray) -> None:
+        self.data.qvel[self.base_dof : self.base_dof + 2] += delta_v
+
+    # ----- measurements -----
+    @property
+    def q(self) -> np.ndarray:
+        return self.data.qpos[self.qpos_adr]
+
+    @property
+    def qd(self) -> np.ndarray:
+        return self.data.qvel[self.dof_adr]
+
+    @property
+    def base_quat(self) -> np.ndarray:
+        """Base orientation (w, x, y, z), what the IMU's orientation reports."""
+        return self.data.qpos[self.base_qpos + 3 : self.base_qpos + 7].copy()
+
+    @property
+    def base_gyro(self) -> np.ndarray:
+        """Base angular velocity in the base frame (MuJoCo's free-joint angular velocity is body-frame)."""
+        return self.data.qvel[self.base_dof + 3 : self.base_dof + 6].copy()
+
+    @property
+    def base_rot(self) -> np.ndarray:
+        return self.data.xmat[self.base_body].reshape(3, 3)
+
+    @property
+    def base_height(self) -> float:
+        return float(self.data.qpos[self.base_qpos + 2])
+
+    def base_accel(self) -> np.ndarray:
+        """Proper acceleration of the base in its frame (an accelerometer: +9.81 up at rest)."""
+        mujoco.mj_rnePostConstraint(self.model, self.data)
+        res = np.zeros(6)
+        mujoco.mj_objectAcceleration(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY, self.base_body, res, 1)
+        return res[3:]
+
+    def state(self) -> RobotState:
+        """What the robot measures: joint encoders, and for a floating base the IMU's gyro and gravity direction."""
+        if self.base_qpos is None:
+            return RobotState(self.q.copy(), self.qd.copy())
+        # gravity from the rotation matrix, as training's projected_gravity does (the quaternion gives the same)
+        return RobotState(self.q.copy(), self.qd.copy(), self.base_gyro, self.base_rot.T @ np.array([0.0, 0, -1]))
+
+    def measured_velocity(self) -> np.ndarray:
+        """(vx, vy) in the yaw-aligned frame and the yaw rate: what the commands ask for, free of pitch/roll."""
+        rot = self.base_rot
+        yaw = np.arctan2(rot[1, 0], rot[0, 0])
+        vx_w, vy_w = self.data.qvel[self.base_dof : self.base_dof + 2]
+        c, s = np.cos(yaw), np.sin(yaw)
+        yaw_rate = (rot @ self.base_gyro)[2]
+        return np.array([c * vx_w + s * vy_w, -s * vx_w + c * vy_w, yaw_rate])
+
+    def tilt(self) -> float:
+        return float(np.arccos(np.clip(self.base_rot[2, 2], -1.0, 1.0)))
+
+
+def decimation(meta: PolicyMetadata) -> int:
+    ratio = meta.control_dt / meta.physics_dt
+    if round(ratio) < 1 or abs(ratio - round(ratio)) > 1e-6:
+        raise RobotModelError(f"control_dt {meta.control_dt} is not a multiple of physics_dt {meta.physics_dt}")
+    return round(ratio)

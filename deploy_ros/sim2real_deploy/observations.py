@@ -1,0 +1,152 @@
+"""Observation terms: name -> size rule -> value from a robot state. The one implementation on the robot side.
+
+Training (Isaac Lab) defines each term as an MDP function; the exporter writes the policy group's term names,
+sizes, scales and clips into the metadata, and :class:`ObservationBuilder` rebuilds the same vector from what a
+robot measures (sim-to-sim, the ROS node). A term missing from :data:`TERMS` has no robot-side code, so export
+refuses it. Definitions: ``docs/policy_schema.md``; parity with Isaac Lab is tested per registered task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim2real_deploy.commands import interface
+
+
+class ObservationError(ValueError):
+    """An observation term unknown to the robot side, of the wrong size, or not computable from the state."""
+
+
+@dataclass
+class RobotState:
+    """What the robot measures, in policy joint order. Fields a robot lacks stay None."""
+
+    joint_pos: np.ndarray
+    joint_vel: np.ndarray
+    base_ang_vel: np.ndarray | None = None  # base frame [rad/s] (IMU gyro)
+    gravity_b: np.ndarray | None = None  # unit gravity direction in the base frame (IMU orientation)
+    gripper_pos: np.ndarray | None = None  # finger joint positions [m]
+    object_pos_b: np.ndarray | None = None  # object position in the base frame [m] (perception)
+
+
+@dataclass(frozen=True)
+class Dims:
+    """The sizes a term's size rule refers to."""
+
+    joints: int
+    commands: int
+    actions: int
+    gripper: int = 0
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a term may read at one control step."""
+
+    state: RobotState
+    command: np.ndarray  # the policy's command vector (trained fields, trained order)
+    last_action: np.ndarray  # the previous action as training saw it: the network output after action.clip
+    default_joint_pos: np.ndarray
+    default_gripper_pos: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Term:
+    size: int | str  # fixed size, or the name of a :class:`Dims` field
+    value: Callable[[Inputs], np.ndarray | None]
+
+    def size_for(self, dims: Dims) -> int:
+        return self.size if isinstance(self.size, int) else getattr(dims, self.size)
+
+
+def _gripper(x: Inputs) -> np.ndarray | None:
+    if x.state.gripper_pos is None or x.default_gripper_pos is None:
+        return None
+    return x.state.gripper_pos - x.default_gripper_pos
+
+
+TERMS: dict[str, Term] = {
+    "base_ang_vel": Term(3, lambda x: x.state.base_ang_vel),
+    "projected_gravity": Term(3, lambda x: x.state.gravity_b),
+    "velocity_commands": Term("commands", lambda x: x.command),
+    "pose_command": Term("commands", lambda x: x.command),
+    "joint_pos": Term("joints", lambda x: x.state.joint_pos - x.default_joint_pos),
+    "joint_vel": Term("joints", lambda x: x.state.joint_vel),
+    "actions": Term("actions", lambda x: x.last_action),
+    "gripper_pos": Term("gripper", _gripper),
+    "object_position": Term(3, lambda x: x.state.object_pos_b),
+}
+
+
+def term(name: str) -> Term:
+    if name not in TERMS:
+        raise ObservationError(f"observation term {name!r} has no robot-side code (known: {sorted(TERMS)})")
+    return TERMS[name]
+
+
+def check_terms(terms: Sequence[Mapping[str, Any]], dims: Dims, command_interface: str) -> None:
+    """Raise ObservationError if a term is unknown, lacks a field, has the wrong size, or a command term does not
+    belong to the policy's command interface."""
+    command_term = interface(command_interface).obs_term
+    for entry in terms:
+        missing = [key for key in ("name", "size", "scale", "clip") if key not in entry]
+        if missing:
+            raise ObservationError(f"observation term {entry!r} lacks field(s) {missing}")
+        name = entry["name"]
+        expected = term(name).size_for(dims)
+        if int(entry["size"]) != expected:
+            raise ObservationError(f"observation term {name!r} has size {entry['size']}, expected {expected}")
+        if term(name).size == "commands" and name != command_term:
+            raise ObservationError(f"observation term {name!r} does not carry '{command_interface}' commands")
+
+
+class ObservationBuilder:
+    """The policy input from a robot state, term by term from the metadata: each term is ``clip(scale * raw)``."""
+
+    def __init__(
+        self,
+        terms: Sequence[Mapping[str, Any]],
+        default_joint_pos: np.ndarray,
+        default_gripper_pos: np.ndarray | None = None,
+    ):
+        self.default_joint_pos = np.asarray(default_joint_pos, dtype=np.float64)
+        self.default_gripper_pos = default_gripper_pos
+        self.terms = []
+        for entry in terms:
+            size = int(entry["size"])
+            scale = np.broadcast_to(np.asarray(entry["scale"], dtype=np.float64), (size,))
+            self.terms.append((entry["name"], term(entry["name"]), size, scale, entry["clip"]))
+
+    def __call__(self, state: RobotState, command: np.ndarray, last_action: np.ndarray) -> np.ndarray:
+        command = np.asarray(command, dtype=np.float64)
+        inputs = Inputs(state, command, last_action, self.default_joint_pos, self.default_gripper_pos)
+        parts = []
+        for name, spec, size, scale, clip in self.terms:
+            raw = spec.value(inputs)
+            if raw is None:
+                raise ObservationError(f"observation term {name!r} needs a measurement this robot state lacks")
+            value = scale * np.asarray(raw, dtype=np.float64)
+            if value.shape != (size,):
+                raise ObservationError(f"observation term {name!r}: computed shape {value.shape}, metadata {size}")
+            parts.append(np.clip(value, clip[0], clip[1]) if clip is not None else value)
+        return np.concatenate(parts).astype(np.float32)
+
+    @classmethod
+    def from_metadata(cls, meta: Any) -> ObservationBuilder:  # a validated PolicyMetadata
+        return cls(meta.observations, meta.joint_array("default_joint_pos"))
+
+
+def projected_gravity(quat_wxyz: np.ndarray) -> np.ndarray:
+    """World gravity direction (0, 0, -1) in the frame of a body with orientation ``quat`` (w, x, y, z)."""
+    w, x, y, z = quat_wxyz
+    # third row of R (body -> world) is R^T e_z; gravity is -e_z
+    return -np.array([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])
+
+
+def tilt_angle(gravity_b: np.ndarray) -> float:
+    """Angle between the body z axis and world up [rad]."""
+    return float(np.arccos(np.clip(-gravity_b[2], -1.0, 1.0)))

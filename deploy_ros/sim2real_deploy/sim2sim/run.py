@@ -1,0 +1,64 @@
+"""``run_sim2sim``: every episode of the schedule with one policy file, and the report."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.policy_file import OnnxPolicy
+from sim2real_deploy.sim2sim.config import Sim2SimConfig, Sim2SimError
+from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
+from sim2real_deploy.sim2sim.report import VideoRecorder, write_outputs
+from sim2real_deploy.sim2sim.verdict import evaluate, range_warnings, segment_metrics
+
+
+def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> dict[str, Any]:
+    """Run ``cfg.episodes`` episodes of the schedule with the policy file; return the report.
+
+    ``report["passed"]`` is the verdict and ``report["failed"]`` lists the failed criteria. Raises
+    ``PolicyFileError`` for a file that is not a valid sim2real policy and ``RobotModelError`` when the
+    metadata does not fit the MJCF.
+    """
+    cfg = cfg or Sim2SimConfig()
+    policy = OnnxPolicy(policy_path)
+    meta = policy.metadata
+    if not meta.floating_base or meta.command_interface != "base_velocity":
+        raise Sim2SimError(f"{policy_path}: sim-to-sim checks floating-base velocity policies only (for now)")
+    robot = MujocoRobot.from_metadata(meta, cfg.mjcf, limit_tolerance=cfg.limit_tolerance)
+    height = cfg.init_base_height or robot.standing_height()
+    duration = sum(s.duration for s in cfg.schedule)
+    recorder = VideoRecorder(robot, cfg.video) if cfg.video else None
+    episodes = []
+    for i in range(cfg.episodes):
+        perturb = sample_perturbations(cfg.randomization, np.random.default_rng([cfg.seed, i]), duration)
+        episode = run_episode(policy, robot, cfg, perturb, height, recorder if i == 0 else None)
+        episode.update(
+            segments=segment_metrics(episode["trace"], cfg.schedule, cfg.transition_s),
+            friction=perturb["friction"],
+            latency_steps=perturb["latency_steps"],
+            pushes=[{"t": round(t, 3), "delta_v": dv.round(3).tolist()} for t, dv in perturb["pushes"]],
+        )
+        episodes.append(episode)
+    failed, skipped = evaluate(episodes, cfg)
+    report = {
+        "policy": str(policy_path),
+        "task_id": meta.raw["task_id"],
+        "training": {k: meta.raw["training"].get(k) for k in ("run_id", "git_revision", "exported_at")},
+        "mjcf": str(robot.mjcf_path),
+        "physics_dt": meta.physics_dt,
+        "control_dt": meta.control_dt,
+        "decimation": robot.decimation,
+        "init_base_height": height,
+        "passed": not failed,
+        "failed": failed,
+        "skipped_criteria": skipped,
+        "warnings": range_warnings(meta, cfg.schedule),
+        "config": asdict(cfg),
+        "episodes": [{k: v for k, v in ep.items() if k != "trace"} for ep in episodes],
+    }
+    write_outputs(report, episodes, cfg, recorder)
+    return report

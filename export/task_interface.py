@@ -1,0 +1,84 @@
+"""A task config's policy interface: what the actor observes, the command it follows, how its action maps to joints.
+
+Read from the resolved Isaac Lab env config (no env needed), so ``sim2real train`` records it in the run folder
+and ``sim2real export`` writes what the run trained with. Observation sizes follow the robot side's size rules
+(``sim2real_deploy.observations``); the parity test checks them against Isaac Lab's real observation vector.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim2real.export.metadata import policy_interface
+from sim2real.robots import ROBOTS
+from sim2real_deploy.commands import interface
+from sim2real_deploy.observations import Dims, term
+
+
+def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> dict[str, Any]:
+    """The policy interface (metadata without its training record) of ``task_id`` configured as ``env_cfg``."""
+    robot = ROBOTS[env_cfg.robot]
+    _, kind, command = command_term(env_cfg)
+    if len(action_terms(env_cfg)) != 1:
+        raise ValueError(f"{task_id}: policies with several action terms (a gripper) are not exportable yet")
+    return policy_interface(
+        task_id=task_id,
+        robot=robot,
+        observations=policy_terms(env_cfg),
+        commands=command_ranges(kind, command),
+        action_scale=env_cfg.actions.joint_pos.scale,
+        action_clip=clip_actions,
+        control_dt=env_cfg.sim.dt * env_cfg.decimation,
+        physics_dt=env_cfg.sim.dt,
+        command_interface=kind,
+    )
+
+
+def command_term(env_cfg: Any) -> tuple[str, str, Any]:
+    """(term name, robot-side command interface, config) of the task's one command term."""
+    from isaaclab.envs.mdp import UniformPoseCommandCfg, UniformVelocityCommandCfg
+
+    terms = {k: v for k, v in vars(env_cfg.commands).items() if v is not None and not k.startswith("_")}
+    if len(terms) != 1:
+        raise ValueError(f"a policy follows one command term; the task has {sorted(terms)}")
+    ((name, cfg),) = terms.items()
+    kinds = {UniformVelocityCommandCfg: "base_velocity", UniformPoseCommandCfg: "ee_pose"}
+    kind = next((k for cls, k in kinds.items() if isinstance(cfg, cls)), None)
+    if kind is None:
+        raise ValueError(f"command term {name!r} ({type(cfg).__name__}) has no robot-side command interface")
+    return name, kind, cfg
+
+
+def action_terms(env_cfg: Any) -> list[str]:
+    return [k for k, v in vars(env_cfg.actions).items() if v is not None and not k.startswith("_")]
+
+
+def command_ranges(kind: str, command: Any) -> dict[str, tuple[float, float]]:
+    """Trained range of each command field, in the command term's output order."""
+    ranges = command.ranges
+    if kind == "base_velocity":
+        return {f: tuple(getattr(ranges, f)) for f in interface(kind).fields}
+    # a pose target: position ranges as sampled; the quaternion's components span [-1, 1]
+    position = {f: tuple(getattr(ranges, f)) for f in ("pos_x", "pos_y", "pos_z")}
+    return {**position, **{f: (-1.0, 1.0) for f in ("quat_w", "quat_x", "quat_y", "quat_z")}}
+
+
+def dims(env_cfg: Any) -> Dims:
+    robot = ROBOTS[env_cfg.robot]
+    _, kind, _ = command_term(env_cfg)
+    n = len(robot.joint_names)
+    gripper = len(robot.gripper_joints) if "gripper" in action_terms(env_cfg) else 0
+    return Dims(joints=n, commands=len(interface(kind).fields), actions=n + (1 if gripper else 0), gripper=gripper)
+
+
+def policy_terms(env_cfg: Any) -> list[dict]:
+    """The policy group's observation terms in input order, with their size, scale and clip."""
+    from isaaclab.managers import ObservationTermCfg
+
+    sizes, group, terms = dims(env_cfg), env_cfg.observations.policy, []
+    for name in group.__dataclass_fields__:
+        cfg = getattr(group, name)
+        if isinstance(cfg, ObservationTermCfg):
+            scale = 1.0 if cfg.scale is None else cfg.scale
+            terms.append({"name": name, "size": term(name).size_for(sizes), "scale": scale, "clip": cfg.clip})
+    return terms

@@ -1,0 +1,50 @@
+"""Every registered robot: its MJCF compiles and meets the contract the robot side relies on, and the spec's
+names exist in it (mjlab's per-robot constants test, run over the registry)."""
+
+from __future__ import annotations
+
+import mujoco
+import pytest
+
+from sim2real.robots import ROBOTS
+from sim2real_deploy.mujoco_robot import build_scene
+
+
+def names(model: mujoco.MjModel, kind: mujoco.mjtObj, count: int) -> set[str]:
+    return {mujoco.mj_id2name(model, kind, i) for i in range(count)}
+
+
+@pytest.mark.parametrize("robot", sorted(ROBOTS))
+def test_mjcf_matches_spec(robot):
+    spec = ROBOTS[robot]
+    model = mujoco.MjModel.from_xml_path(str(spec.mjcf_path))
+    joints = names(model, mujoco.mjtObj.mjOBJ_JOINT, model.njnt)
+    bodies = names(model, mujoco.mjtObj.mjOBJ_BODY, model.nbody)
+    assert set(spec.joint_names) | set(spec.gripper_joints) <= joints
+    for joint in spec.joint_names:  # exported policies carry the MJCF's limits
+        assert model.jnt_limited[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)], joint
+    wanted = {spec.base_body, *spec.foot_bodies, *spec.undesired_contact_bodies, *spec.fall_contact_bodies}
+    wanted |= {b for b in (spec.ee_body, *spec.finger_bodies) if b}
+    assert wanted <= bodies
+    free = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
+    assert len(free) == (1 if spec.floating_base else 0)
+    if spec.floating_base:
+        assert mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, model.jnt_bodyid[free[0]]) == spec.base_body
+    spec.joint_table()  # every joint in exactly one actuator group, one default position
+    assert spec.usd_path.is_file()
+
+
+@pytest.mark.parametrize("robot", sorted(ROBOTS))
+def test_scene_gives_every_policy_joint_one_motor(robot):
+    """The robot side drives each policy joint through exactly one joint motor, added if the MJCF has none."""
+    spec = ROBOTS[robot]
+    model = build_scene(spec.mjcf_path, 0.005, spec.joint_names)
+    for joint in spec.joint_names:
+        jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)
+        motors = [
+            a
+            for a in range(model.nu)
+            if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT and model.actuator_trnid[a, 0] == jid
+        ]
+        assert len(motors) == 1, joint
+        assert model.actuator_gaintype[motors[0]] == 0 and model.actuator_biastype[motors[0]] == 0  # torque
