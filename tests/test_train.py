@@ -79,7 +79,8 @@ def test_bad_override_is_a_clear_error(tmp_path: Path, override: str, message: s
 
 
 def test_corrupted_checkpoint_is_a_clear_error(trained_run: Path, tmp_path: Path):
-    (tmp_path / "run.json").write_text((trained_run / "run.json").read_text())
+    for name in ("run.json", "policy_interface.json"):
+        (tmp_path / name).write_text((trained_run / name).read_text())
     bad = tmp_path / "model_5.pt"
     bad.write_bytes((trained_run / "model_0.pt").read_bytes()[:1000])  # a truncated download
     result = sim2real("export", str(bad), cwd=tmp_path)
