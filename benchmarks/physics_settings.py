@@ -39,7 +39,7 @@ def measure(overrides: dict, num_envs: int, seconds: float) -> dict:
     from isaaclab.app.sim_launcher import launch_simulation
 
     import sim2real.tasks  # noqa: F401
-    from sim2real.tasks.locomotion.go2 import Go2FlatEnvCfg
+    from sim2real.robots.go2.env_cfg import Go2FlatEnvCfg
 
     cfg = Go2FlatEnvCfg()
     cfg.scene.num_envs = num_envs

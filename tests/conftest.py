@@ -52,15 +52,6 @@ def run_cli(*args: str, cwd: Path, timeout: float = 900) -> subprocess.Completed
     )
 
 
-def assert_trains_two_iterations(task: str, experiment: str, tmp_path: Path, num_envs: int = 4) -> None:
-    """``sim2real train`` of ``task`` for 2 short iterations, as a user runs it: succeeds and writes a checkpoint."""
-    args = ["train", "--task", task, f"env.scene.num_envs={num_envs}", "agent.num_steps_per_env=8"]
-    result = run_cli(*args, "agent.max_iterations=2", "--log-root", str(tmp_path), cwd=tmp_path, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run_dir,) = (tmp_path / experiment).iterdir()
-    assert list(run_dir.glob("model_*.pt"))
-
-
 def documented_terms(doc: Path, section: str, group: str) -> list[tuple[str, int]]:
     """(term, size) rows of one observation group's table in ``## <section>`` of a docs page."""
     text = doc.read_text().split(f"## {section}")[1].split("\n## ")[0]

@@ -14,8 +14,10 @@ from tensordict import TensorDict
 
 from sim2real.export.metadata import build_metadata, collect_versions, git_revision, rewrite_metadata
 from sim2real.export.onnx_export import ParityError, actor_from_runner, export_policy
-from sim2real.robots import GO2
+from sim2real.robots import ROBOTS
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError, read_metadata
+
+GO2 = ROBOTS["go2"]
 
 N = len(GO2.joint_names)
 COMMANDS = {"lin_vel_x": (-1.0, 1.0), "lin_vel_y": (-0.5, 0.5), "ang_vel_z": (-1.0, 1.0)}

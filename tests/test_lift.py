@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import assert_trains_two_iterations, documented_terms, obs_layout, task_env
+from conftest import documented_terms, obs_layout, task_env
 
 LIFT_TASK = "Sim2Real-Lift-Panda-v0"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"
@@ -54,13 +54,13 @@ def test_observation_groups_match_documented_layout(env):
 
 
 def test_actions_are_the_arm_joints_and_one_gripper_command(env):
-    from sim2real.robots import PANDA
+    from sim2real.robots import ROBOTS
 
     robot = env.unwrapped.scene["robot"]
     arm = env.unwrapped.action_manager.get_term("joint_pos")
     gripper = env.unwrapped.action_manager.get_term("gripper")
-    assert [robot.joint_names[i] for i in arm._joint_ids] == list(PANDA.joint_names)
-    assert list(gripper._joint_names) == list(PANDA.gripper_joints)
+    assert [robot.joint_names[i] for i in arm._joint_ids] == list(ROBOTS["panda"].joint_names)
+    assert list(gripper._joint_names) == list(ROBOTS["panda"].gripper_joints)
     assert env.num_actions == 8
 
 
@@ -174,7 +174,3 @@ def test_closed_gripper_holds_the_cube_and_the_critic_feels_it(env):
     robot = env.unwrapped.scene["robot"]
     opening = robot.data.joint_pos.torch[:, [robot.joint_names.index(j) for j in ("finger_joint1", "finger_joint2")]]
     assert torch.allclose(opening, size.expand(-1, 2) / 2, atol=4e-3)  # stopped by the cube, at its half width
-
-
-def test_two_iteration_training_run_writes_a_checkpoint(tmp_path: Path):
-    assert_trains_two_iterations(LIFT_TASK, "panda_lift", tmp_path, num_envs=5)

@@ -1,9 +1,10 @@
-"""Robot side vs Isaac Lab, for every registered task: the same state gives the same policy input.
+"""Robot side vs Isaac Lab, for every registered task: the same state gives the same policy input and torque.
 
-The robot-side core (``sim2real_deploy.observations``) is what sim-to-sim and the ROS node run; this test holds it
-to the training env's own numbers: Isaac Lab's policy observation vector (noise off) from a state reached with
-random actions beyond the action clip. The robot-side state is built as a robot measures it: joint encoders by
-name, an IMU's orientation and body-frame gyro, the object position in the base frame.
+The robot-side core (``sim2real_deploy.observations`` / ``actuators``) is what sim-to-sim, the ROS node and the
+bridge run; this test holds it to the training env's own numbers, from a state reached with random actions beyond
+the action clip: Isaac Lab's policy observation vector (noise off), and the joint torques Isaac Lab's actuators
+(executed by Newton) write for the current targets. The robot-side state is built as a robot measures it: joint
+encoders by name, an IMU's orientation and body-frame gyro, the object position in the base frame.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from conftest import task_env
 from sim2real.config import task_ids
 from sim2real.export.task_interface import command_term, policy_terms
 from sim2real.robots import ROBOTS
+from sim2real_deploy.actuators import Actuator
 from sim2real_deploy.observations import ObservationBuilder, RobotState, projected_gravity
 
 NUM_ENVS = 2
@@ -53,10 +55,11 @@ def measured_state(env, spec, e: int) -> RobotState:
 
 
 @pytest.mark.parametrize("task", task_ids())
-def test_observation_parity(task):
+def test_observation_and_torque_parity(task):
     captured = {}
 
     def keep_config(run):
+        run.env.events.motor_strength = None  # nominal gains: the spec's, which the metadata carries
         captured["run"] = run
 
     with task_env(
@@ -78,3 +81,30 @@ def test_observation_parity(task):
             robot_side = build(measured_state(env, spec, e), command[e], clipped[e])
             np.testing.assert_allclose(robot_side, obs[e].numpy(), atol=1e-5, err_msg=f"{task} env {e}")
         assert np.abs(clipped).max() == run.agent.clip_actions  # the last-action term saw the clip
+        assert_torque_parity(env, spec)
+
+
+def assert_torque_parity(env, spec) -> None:
+    """Newton's actuator step for the current targets and state vs the robot-side model of the same spec."""
+    import warp as wp
+    from isaaclab_newton.physics.newton_manager import NewtonManager as physics
+
+    robot = env.unwrapped.scene["robot"]
+    assert not robot.data.has_joint_ordering  # Newton's dof order is Isaac Lab's joint order
+    robot.write_data_to_sim()
+    physics._adapter.step(physics.backend.state_0, physics.backend.control, physics.get_physics_dt(), swap_state=False)
+    applied = wp.to_torch(robot._root_view.get_attribute("joint_f", physics.backend.control))[:, 0].double().numpy()
+    ids = [robot.joint_names.index(n) for n in spec.joint_names]
+    table = spec.joint_table()
+    actuator = Actuator(
+        spec.actuator_model, table["stiffness"], table["damping"], table["effort_limit"], table["velocity_limit"]
+    )
+    data = robot.data
+    saturated = False
+    for e in range(NUM_ENVS):
+        target = data.joint_pos_target.torch[e, ids].double().numpy()
+        q, qd = data.joint_pos.torch[e, ids].double().numpy(), data.joint_vel.torch[e, ids].double().numpy()
+        expected = actuator(target, q, qd)
+        np.testing.assert_allclose(applied[e, ids], expected, rtol=1e-5, atol=1e-4, err_msg=f"env {e}")
+        saturated |= bool(np.any(np.abs(expected) >= 0.5 * actuator.effort))
+    assert saturated  # the torque-speed curve was exercised, not just the linear PD

@@ -3,8 +3,11 @@ names exist in it (mjlab's per-robot constants test, run over the registry)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import mujoco
 import pytest
+import yaml
 
 from sim2real.robots import ROBOTS
 from sim2real_deploy.mujoco_robot import build_scene
@@ -48,3 +51,33 @@ def test_scene_gives_every_policy_joint_one_motor(robot):
         ]
         assert len(motors) == 1, joint
         assert model.actuator_gaintype[motors[0]] == 0 and model.actuator_biastype[motors[0]] == 0  # torque
+
+
+ROS_CONFIG = Path(__file__).resolve().parent.parent / "deploy_ros" / "config"
+
+
+@pytest.mark.parametrize("path", sorted(ROS_CONFIG.glob("*.yaml")), ids=lambda p: p.name)
+def test_ros_parameter_files_list_a_robots_joints_in_driver_order(path):
+    """The ROS package is self-contained on the robot (no spec there), so its joint lists are checked here: each is
+    one registered robot's policy joints, in the order of its MJCF's motors (the driver's order)."""
+    for node, section in yaml.safe_load(path.read_text()).items():
+        params = section["ros__parameters"]
+        for key in ("output_joint_names", "command_joint_names"):
+            if not params.get(key):
+                continue
+            joints = params[key]
+            robots = [r for r in ROBOTS.values() if sorted(r.joint_names) == sorted(joints)]
+            assert robots, f"{path.name} {node}.{key} is no registered robot's joint set"
+            assert joints in [driver_order(r) for r in robots], f"{path.name} {node}.{key}: not the driver's order"
+
+
+def driver_order(spec) -> list[str]:
+    """The policy joints in the order of the MJCF's motors (of its joints, for an MJCF without motors)."""
+    model = mujoco.MjModel.from_xml_path(str(spec.mjcf_path))
+    if model.nu:
+        order = [
+            mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, model.actuator_trnid[a, 0]) for a in range(model.nu)
+        ]
+    else:
+        order = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)]
+    return [j for j in order if j in spec.joint_names]

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import torch
-from conftest import assert_trains_two_iterations, task_env
+from conftest import task_env
 from test_task import DOCS, documented_terms
 
 GO2_ROUGH = "Sim2Real-Velocity-Rough-Go2-v0"
@@ -88,7 +87,3 @@ def test_command_ranges_widen_only_while_tracking_is_good(env):
     finally:
         term.set_fraction(0.5)
         sums[:] = 0.0
-
-
-def test_cli_trains_two_iterations(tmp_path: Path):
-    assert_trains_two_iterations(GO2_ROUGH, "go2_rough", tmp_path)

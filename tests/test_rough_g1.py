@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import torch
-from conftest import assert_trains_two_iterations, task_env
+from conftest import task_env
 from test_g1 import CRITIC_SIZE, NUM_JOINTS, POLICY_SIZE
 
 G1_ROUGH = "Sim2Real-Velocity-Rough-G1-v0"
@@ -20,7 +18,3 @@ def test_builds_steps_and_has_documented_sizes():
             obs, rewards, _, _ = env.step(torch.zeros(env.num_envs, NUM_JOINTS))
         assert torch.isfinite(obs["critic"]).all() and torch.isfinite(rewards).all()
         assert env.unwrapped.observation_manager.active_terms["critic"][-1] == "height_scan"
-
-
-def test_cli_trains_two_iterations(tmp_path: Path):
-    assert_trains_two_iterations(G1_ROUGH, "g1_rough", tmp_path)

@@ -171,18 +171,19 @@ def test_joints_bound_by_name_not_index():
 
 
 def test_dc_motor_saturation():
-    """Isaac Lab's DCMotor: full torque at rest, none left at the no-load speed, braking always available."""
-    one = np.ones(4)
+    """Isaac Lab's DCMotor: full torque at rest, none left at the no-load speed, braking always available, and
+    beyond the no-load speed only braking (down to -effort where the speed entering the curve is clamped, 2 vmax)."""
+    one = np.ones(6)
     tau = dc_motor_torque(
-        target=np.array([10.0, 10.0, 10.0, -10.0]),
-        q=np.zeros(4),
-        qd=np.array([0.0, 15.0, 30.0, 15.0]),
+        target=np.array([10.0, 10.0, 10.0, -10.0, 10.0, 10.0]),
+        q=np.zeros(6),
+        qd=np.array([0.0, 15.0, 30.0, 15.0, 45.0, 90.0]),
         kp=100 * one,
         kd=0 * one,
         effort=20 * one,
         vmax=30 * one,
     )
-    np.testing.assert_allclose(tau, [20.0, 10.0, 0.0, -20.0])
+    np.testing.assert_allclose(tau, [20.0, 10.0, 0.0, -20.0, -10.0, -20.0])
 
 
 def test_cli_help_explains(capsys):

@@ -37,11 +37,11 @@ def test_observation_groups_match_documented_layout(env):
 
 
 def test_joint_order_follows_robot_spec(env):
-    from sim2real.robots import GO2
+    from sim2real.robots import ROBOTS
 
     action_term = env.unwrapped.action_manager.get_term("joint_pos")
     robot = env.unwrapped.scene["robot"]
-    assert [robot.joint_names[i] for i in action_term._joint_ids] == list(GO2.joint_names)
+    assert [robot.joint_names[i] for i in action_term._joint_ids] == list(ROBOTS["go2"].joint_names)
 
 
 def test_env_steps_and_standing_robot_stays_up(env):

@@ -17,7 +17,7 @@ def generated():
     """The Go2 rough terrain as generated for training: (config, {(row, col): sub-terrain vertices})."""
     from isaaclab.terrains import TerrainGenerator
 
-    from sim2real.tasks.locomotion.go2 import Go2RoughEnvCfg
+    from sim2real.robots.go2.env_cfg import Go2RoughEnvCfg
 
     cfg = Go2RoughEnvCfg().scene.terrain.terrain_generator
     cfg.seed = 0
@@ -161,7 +161,7 @@ def _known_height(xy: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def test_height_scan_matches_a_known_heightfield_and_the_robot_stands_on_it():
-    from sim2real.robots import GO2
+    from sim2real.robots import ROBOTS
 
     with task_env(GO2_ROUGH, "env.height_scan_in_policy=true", num_envs=2, configure=_stairs_terrain) as env:
         base = env.unwrapped
@@ -187,7 +187,7 @@ def test_height_scan_matches_a_known_heightfield_and_the_robot_stands_on_it():
         # contacts with the heightfield hold the robot up: 1 s with zero actions on the platform, all four feet
         # touching in every step of the second half (a 1 cm MuJoCo gap once made them float and flicker)
         sensor = base.scene["contact_forces"]
-        feet, _ = sensor.find_bodies(list(GO2.foot_bodies), preserve_order=True)
+        feet, _ = sensor.find_bodies(list(ROBOTS["go2"].foot_bodies), preserve_order=True)
         for step in range(50):
             env.step(torch.zeros(2, 12))
             if step >= 25:

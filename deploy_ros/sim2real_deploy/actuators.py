@@ -23,14 +23,15 @@ def pd_torque(target, q, qd, kp, kd, effort, vmax) -> np.ndarray:
 
 
 def dc_motor_torque(target, q, qd, kp, kd, effort, vmax) -> np.ndarray:
-    """PD torque saturated by Isaac Lab's ``DCMotor`` torque-speed curve (saturation effort = effort limit).
-
-    Driving with the motion, the available torque falls linearly from ``effort`` at rest to 0 at ``vmax``;
-    braking against it, up to ``effort``.
+    """PD torque saturated by Isaac Lab's ``DCMotor`` four-quadrant torque-speed curve (saturation effort = effort
+    limit): the bound in the direction of motion falls linearly from ``effort`` at rest to 0 at ``vmax`` and below 0
+    beyond it (the motor can only brake there); against the motion, up to ``effort``. The speed entering the curve
+    is clamped where the curve meets the opposite effort limit (``2 vmax``), as Isaac Lab and Newton do.
     """
     tau = kp * (target - q) - kd * qd
-    hi = np.clip(effort * (1.0 - qd / vmax), 0.0, effort)
-    lo = np.clip(effort * (-1.0 - qd / vmax), -effort, 0.0)
+    v = np.clip(qd, -2.0 * vmax, 2.0 * vmax)
+    hi = np.minimum(effort * (1.0 - v / vmax), effort)
+    lo = np.maximum(effort * (-1.0 - v / vmax), -effort)
     return np.clip(tau, lo, hi)
 
 

@@ -110,3 +110,15 @@ def _match_one(table: dict[str, float], name: str) -> float:
     if len(values) != 1:
         raise ValueError(f"{name!r} matches {len(values)} patterns in {sorted(table)}, expected 1")
     return values[0]
+
+
+def task_entry_points(package: str, variants: dict[str, tuple[str, str]]) -> dict[str, dict[str, str]]:
+    """Gym registration kwargs of a robot's tasks: task id -> (env config class in ``<package>.env_cfg``, runner
+    config class in ``<package>.agents``)."""
+    return {
+        task_id: {
+            "env_cfg_entry_point": f"{package}.env_cfg:{env_cfg}",
+            "rsl_rl_cfg_entry_point": f"{package}.agents:{agent_cfg}",
+        }
+        for task_id, (env_cfg, agent_cfg) in variants.items()
+    }

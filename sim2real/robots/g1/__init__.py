@@ -5,12 +5,12 @@ massless placeholder bodies for the 29-DoF joints it lacks (waist roll/pitch, wr
 the copy in ``assets/robots/g1/`` drops them (they would be six extra free-floating articulations).
 """
 
-from sim2real.robots.spec import JointGroup, RobotSpec
+from sim2real.robots.spec import JointGroup, RobotSpec, task_entry_points
 
 _LEG = ("hip_pitch", "hip_roll", "hip_yaw", "knee", "ankle_pitch", "ankle_roll")
 _ARM = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_roll")
 
-G1 = RobotSpec(
+SPEC = RobotSpec(
     name="g1",
     mjcf="g1_23dof.xml",
     usd="usd/g1.usdc",
@@ -57,4 +57,12 @@ G1 = RobotSpec(
     foot_bodies=("left_ankle_roll_link", "right_ankle_roll_link"),  # four contact spheres each
     init_base_height=0.79,  # the feet touch the ground at 0.778 m in the default pose
     fall_contact_bodies=("torso_link",),
+)
+
+TASKS = task_entry_points(
+    __name__,
+    {
+        "Sim2Real-Velocity-Flat-G1-v0": ("G1FlatEnvCfg", "G1FlatPPORunnerCfg"),
+        "Sim2Real-Velocity-Rough-G1-v0": ("G1RoughEnvCfg", "G1RoughPPORunnerCfg"),
+    },
 )

@@ -11,9 +11,9 @@ velocity limits are Franka's datasheet values (87 / 12 N m, 2.175 / 2.61 rad/s),
 ``forcerange``.
 """
 
-from sim2real.robots.spec import JointGroup, RobotSpec
+from sim2real.robots.spec import JointGroup, RobotSpec, task_entry_points
 
-PANDA = RobotSpec(
+SPEC = RobotSpec(
     name="panda",
     mjcf="panda.xml",
     usd="usd/panda.usdc",
@@ -44,4 +44,12 @@ PANDA = RobotSpec(
     finger_bodies=("left_finger", "right_finger"),
     # fingertip pads: finger body 0.0584 m below the hand, pad centres 0.045 m further (the MJCF's pad geoms)
     grasp_offset=(0.0, 0.0, 0.1034),
+)
+
+TASKS = task_entry_points(
+    __name__,
+    {
+        "Sim2Real-Reach-Panda-v0": ("PandaReachEnvCfg", "PandaReachPPORunnerCfg"),
+        "Sim2Real-Lift-Panda-v0": ("PandaLiftEnvCfg", "PandaLiftPPORunnerCfg"),
+    },
 )

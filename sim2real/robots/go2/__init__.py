@@ -1,10 +1,10 @@
 """Unitree Go2 quadruped (MJCF from unitreerobotics/unitree_mujoco, BSD-3-Clause)."""
 
-from sim2real.robots.spec import JointGroup, RobotSpec
+from sim2real.robots.spec import JointGroup, RobotSpec, task_entry_points
 
 _LEGS = ("FL", "FR", "RL", "RR")
 
-GO2 = RobotSpec(
+SPEC = RobotSpec(
     name="go2",
     mjcf="go2.xml",
     usd="usd/go2.usdc",
@@ -27,4 +27,12 @@ GO2 = RobotSpec(
     foot_bodies=tuple(f"{leg}_calf" for leg in _LEGS),
     init_base_height=0.35,
     undesired_contact_bodies=("base_link", *(f"{leg}_thigh" for leg in _LEGS), *(f"{leg}_hip" for leg in _LEGS)),
+)
+
+TASKS = task_entry_points(
+    __name__,
+    {
+        "Sim2Real-Velocity-Flat-Go2-v0": ("Go2FlatEnvCfg", "Go2FlatPPORunnerCfg"),
+        "Sim2Real-Velocity-Rough-Go2-v0": ("Go2RoughEnvCfg", "Go2RoughPPORunnerCfg"),
+    },
 )

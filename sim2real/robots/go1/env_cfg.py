@@ -1,0 +1,10 @@
+"""Go1 velocity tracking on flat ground: the shared locomotion task with the Go1 spec, nothing else."""
+
+from isaaclab.utils import configclass
+
+from sim2real.tasks.locomotion.velocity_env_cfg import VelocityEnvCfg
+
+
+@configclass
+class Go1FlatEnvCfg(VelocityEnvCfg):
+    robot = "go1"

@@ -1,0 +1,36 @@
+"""Panda PPO runners: Isaac Lab's Franka reach and lift settings on the shared base."""
+
+from isaaclab.utils import configclass
+
+from sim2real.agents.rsl_rl_ppo import LocomotionPPORunnerCfg, actor_mlp, critic_mlp
+
+
+@configclass
+class PandaReachPPORunnerCfg(LocomotionPPORunnerCfg):
+    """Isaac Lab's Franka reach settings: small [64, 64] nets (a 28-input smooth task) and 8 epochs per batch."""
+
+    experiment_name = "panda_reach"
+    max_iterations = 1000
+    actor = actor_mlp([64, 64])
+    critic = critic_mlp([64, 64])
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.algorithm.num_learning_epochs = 8
+
+
+@configclass
+class PandaLiftPPORunnerCfg(LocomotionPPORunnerCfg):
+    """Isaac Lab's Franka lift settings: [256, 128, 64] nets, 1500 iterations, gamma 0.98, entropy 0.006,
+    learning rate 1e-4 (adaptive)."""
+
+    experiment_name = "panda_lift"
+    max_iterations = 1500
+    actor = actor_mlp([256, 128, 64])
+    critic = critic_mlp([256, 128, 64])
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.algorithm.learning_rate = 1.0e-4
+        self.algorithm.entropy_coef = 0.006
+        self.algorithm.gamma = 0.98

@@ -1,0 +1,81 @@
+"""Every registered task, the whole road at toy scale: build and train 2 iterations from the CLI, export from the
+run, 2 s of sim-to-sim in native MuJoCo, and the ROS node (real rclpy, its own venv) loading the file.
+
+Arm tasks stop where the road does today (arm export, sim-to-sim and serving are the arms issue): the test then
+asserts the clear refusal, so a silent failure or a traceback cannot pass either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from sim2real import REPO_ROOT
+from sim2real.config import task_ids
+from sim2real_deploy.sim2sim import Segment, Sim2SimConfig, Sim2SimError, run_sim2sim
+
+ROS_PYTHON = REPO_ROOT / ".venv-ros" / "bin" / "python"
+NODE_LOADS = """
+import sys
+import rclpy
+from rclpy.parameter import Parameter
+from sim2real_deploy.policy_file import PolicyFileError
+from sim2real_deploy.policy_node import PolicyNode
+rclpy.init()
+try:
+    node = PolicyNode(parameter_overrides=[Parameter("policy_path", value=sys.argv[1])])
+except PolicyFileError as exc:
+    print("REFUSED", exc)
+else:
+    print("LOADED", node.controller.mode.value, node.controller.meta.obs_dim)
+    node.destroy_node()
+rclpy.shutdown()
+"""
+
+
+def policy_node_loads(policy: Path) -> str:
+    env = {**os.environ, "AMENT_PREFIX_PATH": str(ROS_PYTHON.parent.parent), "ROS_AUTOMATIC_DISCOVERY_RANGE": "OFF"}
+    result = subprocess.run(
+        [str(ROS_PYTHON), "-c", NODE_LOADS, str(policy)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+@pytest.mark.parametrize("task", task_ids())
+def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
+    args = ["train", "--task", task, "env.scene.num_envs=4", "agent.num_steps_per_env=8", "agent.max_iterations=2"]
+    trained = run_cli(*args, "--log-root", str(tmp_path), cwd=tmp_path, timeout=600)
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    (run_dir,) = [p for p in tmp_path.glob("*/*") if (p / "run.json").is_file()]
+    assert sorted(p.name for p in run_dir.glob("model_*.pt")) == ["model_0.pt", "model_1.pt"]
+
+    exported = run_cli("export", str(run_dir), cwd=tmp_path, timeout=600)
+    if not (run_dir / "policy_interface.json").is_file():  # a gripper action: not exportable yet (arms issue)
+        assert exported.returncode == 2 and "not exportable yet" in exported.stderr, exported.stderr[-2000:]
+        return
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    policy = run_dir / "exported" / "policy.onnx"
+    recorded = json.loads((run_dir / "policy_interface.json").read_text())
+
+    schedule = (Segment("stand", 2.0, (0.0, 0.0, 0.0)),)
+    if recorded["robot"]["base"] == "floating":
+        report = run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
+        assert report["task_id"] == task and report["episodes"][0]["segments"][0]["end"] == 2.0
+        assert policy_node_loads(policy).startswith("LOADED WAITING")
+    else:
+        with pytest.raises(Sim2SimError, match="floating-base"):
+            run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
+        assert policy_node_loads(policy).startswith("REFUSED")
+
+
+def test_ros_venv_exists():
+    """The test above needs the ROS venv that scripts/setup.sh builds."""
+    assert ROS_PYTHON.is_file(), f"{ROS_PYTHON} missing: run scripts/setup.sh"
+    assert sys.executable != str(ROS_PYTHON)
