@@ -34,8 +34,11 @@ class ControllerConfig:
     state_timeout: float = 0.1  # [s] joint_states / imu older than this is a fault (watchdog)
     cmd_timeout: float = 0.5  # [s] cmd_vel older than this counts as zero; <= 0 disables
     max_tilt: float = 0.7  # [rad] angle between base z and world z beyond which the robot is falling
-    max_target_rate: float = 0.0  # [rad/s] target slew limit; <= 0 uses the policy's velocity_limit
+    max_target_rate: float = 0.0  # [rad/s] target slew limit; <= 0: target_rate_fraction x the motors' no-load speed
+    target_rate_fraction: float = 0.5  # smallest tested keeping the Go2 policy's push recoveries (docs/deploy_ros.md)
+    damping_rate: float = 1.0  # [rad/s] slew of the target from the last command to the hold pose in DAMPING
     joint_limit_margin: float = 0.0  # [rad] shrink the policy's joint limits by this much on each side
+    reading_margin: float = 0.1  # [rad] a joint reading this far outside its limits is a fault (a glitch)
     output_joint_names: list[str] = field(default_factory=list)  # target order; empty = policy order
 
 
@@ -66,8 +69,11 @@ class PolicyController:
         limits = metadata.joint_array("joint_pos_limits")
         self.pos_lo = limits[:, 0] + self.config.joint_limit_margin
         self.pos_hi = limits[:, 1] - self.config.joint_limit_margin
-        rate = self.config.max_target_rate
-        self.max_rate = np.full(metadata.num_joints, rate) if rate > 0 else metadata.joint_array("velocity_limit")
+        self.limits = limits
+        rate, fraction = self.config.max_target_rate, self.config.target_rate_fraction
+        self.max_rate = (
+            np.full(metadata.num_joints, rate) if rate > 0 else fraction * metadata.joint_array("velocity_limit")
+        )
         self.output_index = self._output_index(self.config.output_joint_names)
         self.mode = Mode.WAITING
         self.reason = "no state yet"
@@ -90,6 +96,8 @@ class PolicyController:
         self.stand_from: np.ndarray | None = None
         self.stand_start = 0.0
         self.estop_request: str | None = None
+        self.latched: str | None = None  # first bad sample since the last tick: a fault even if a good one follows
+        self.last_tick: float | None = None  # time of the previous step() (own stalls are not the driver's)
         self.last_obs: np.ndarray | None = None
 
     # ----- configuration checks -----
@@ -120,22 +128,42 @@ class PolicyController:
     # ----- inputs -----
     def set_joint_state(self, names: Sequence[str], pos: Sequence[float], vel: Sequence[float], now: float) -> None:
         """Map a JointState by name (any order, extra joints ignored); record why it is unusable, if it is."""
+        self.joint_time = now
+        self.joint_fault = self._joint_state_fault(names, pos, vel)
+        if self.joint_fault is not None:
+            self._latch(self.joint_fault)
+            return
+        index = {name: i for i, name in enumerate(names)}
+        order = [index[name] for name in self.joint_names]
+        self.q, self.dq = np.asarray(pos, dtype=np.float64)[order], np.asarray(vel, dtype=np.float64)[order]
+        self.safe_pos = np.clip(self.q, self.pos_lo, self.pos_hi)
+
+    def _joint_state_fault(self, names: Sequence[str], pos: Sequence[float], vel: Sequence[float]) -> str | None:
+        """Why this JointState cannot be used, or None."""
+        duplicates = sorted({n for n in names if list(names).count(n) > 1} & set(self.joint_names))
+        if duplicates:
+            return f"joint_states lists joint(s) {duplicates} more than once"
         index = {name: i for i, name in enumerate(names)}
         missing = [name for name in self.joint_names if name not in index]
-        self.joint_time = now
         if missing:
-            self.joint_fault = f"joint_states lacks joint(s) {missing}"
-            return
+            return f"joint_states lacks joint(s) {missing}"
         if len(pos) != len(names) or len(vel) != len(names):
-            self.joint_fault = f"joint_states has {len(names)} names, {len(pos)} positions, {len(vel)} velocities"
-            return
+            return f"joint_states has {len(names)} names, {len(pos)} positions, {len(vel)} velocities"
         order = [index[name] for name in self.joint_names]
         q, dq = np.asarray(pos, dtype=np.float64)[order], np.asarray(vel, dtype=np.float64)[order]
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(dq))):
-            self.joint_fault = "joint_states has NaN/inf"
-            return
-        self.q, self.dq, self.joint_fault = q, dq, None
-        self.safe_pos = np.clip(q, self.pos_lo, self.pos_hi)
+            return "joint_states has NaN/inf"
+        margin = self.config.reading_margin
+        outside = np.flatnonzero((q < self.limits[:, 0] - margin) | (q > self.limits[:, 1] + margin))
+        if outside.size:
+            i = int(outside[0])
+            lo, hi = self.limits[i]
+            return f"joint_states: {self.joint_names[i]} reads {q[i]:.3f} rad, outside its limits [{lo:.3f}, {hi:.3f}]"
+        return None
+
+    def _latch(self, reason: str) -> None:
+        if self.latched is None:
+            self.latched = reason
 
     def set_imu(self, quat_xyzw: Sequence[float], gyro: Sequence[float], now: float) -> None:
         """Record the base angular velocity and the gravity direction in the base frame."""
@@ -143,10 +171,12 @@ class PolicyController:
         self.imu_time = now
         if not (np.all(np.isfinite(quat)) and np.all(np.isfinite(omega))):
             self.imu_fault = "imu has NaN/inf"
+            self._latch(self.imu_fault)
             return
         norm = float(np.linalg.norm(quat))
         if abs(norm - 1.0) > 0.1:  # e.g. a driver that leaves orientation all zero
             self.imu_fault = f"imu orientation is not a unit quaternion (norm {norm:.3f})"
+            self._latch(self.imu_fault)
             return
         x, y, z, w = quat / norm
         self.gyro, self.gravity, self.imu_fault = omega, projected_gravity(np.array([w, x, y, z])), None
@@ -154,11 +184,18 @@ class PolicyController:
     def set_command(self, vx: float, vy: float, wz: float, now: float) -> None:
         self.cmd_raw = np.array([vx, vy, wz], dtype=np.float64)
         self.cmd_time = now
+        if not np.all(np.isfinite(self.cmd_raw)):
+            self._latch("cmd_vel has NaN/inf")
+
+    def _command_fresh(self, now: float) -> bool:
+        timeout = self.config.cmd_timeout
+        return timeout <= 0 or now - self.cmd_time <= timeout
 
     def command(self, now: float) -> np.ndarray:
-        """The velocity command in the policy's command order, clamped to the trained ranges."""
-        timeout = self.config.cmd_timeout
-        raw = self.cmd_raw if timeout <= 0 or now - self.cmd_time <= timeout else np.zeros(3)
+        """The velocity command in the policy's command order, clamped to the trained ranges; zero once stale
+        (or while non-finite, which is a fault)."""
+        fresh, finite = self._command_fresh(now), np.all(np.isfinite(self.cmd_raw))
+        raw = self.cmd_raw if fresh and finite else np.zeros(3)
         cmd = raw[self.command_index]
         ranges = self.meta.command_ranges
         return np.clip(cmd, ranges[:, 0], ranges[:, 1])
@@ -184,7 +221,7 @@ class PolicyController:
         """DAMPING -> WAITING: the soft start then begins again from the measured pose."""
         if self.mode != Mode.DAMPING:
             return False, f"reset refused: mode is {self.mode.value} (only DAMPING needs a reset)"
-        self.estop_request = None
+        self.estop_request = self.latched = None
         self.last_target = None
         self._transition(Mode.WAITING, "reset requested", now)
         return True, "WAITING"
@@ -193,6 +230,7 @@ class PolicyController:
     def step(self, now: float) -> np.ndarray | None:
         """One control period: update the mode, return targets in output order, or None to publish nothing."""
         fault = self._fault(now)
+        self.latched, self.last_tick = None, now
         if fault is not None and self.mode != Mode.DAMPING:
             self._enter_damping(fault, now)
         if self.mode == Mode.WAITING and self._state_ready(now):
@@ -202,14 +240,14 @@ class PolicyController:
             self.reason = self.joint_fault or self.imu_fault or self.reason  # tell the operator what is missing
             return None
         if self.mode == Mode.DAMPING:
-            desired = self.hold_pos
+            desired = self._damping_target()
         elif self.mode == Mode.STANDING:
             desired = self._stand_target(now)
         else:
             desired = self._policy_target(now)
             if desired is None:
                 desired = self.hold_pos
-        if desired is None:  # DAMPING before any valid state: nothing safe to hold
+        if desired is None:  # DAMPING of a robot this node never commanded: publish nothing
             return None
         target = self._clamp(desired)
         self.last_target = target
@@ -223,13 +261,17 @@ class PolicyController:
         if self.mode not in (Mode.STANDING, Mode.RUNNING):
             return None
         timeout = self.config.state_timeout
+        if self.last_tick is not None and now - self.last_tick > timeout:  # before blaming the driver's data
+            return f"policy_node stalled ({now - self.last_tick:.3f} s between control ticks > {timeout} s)"
+        if self.latched is not None:
+            return self.latched
         if now - self.joint_time > timeout:
             return f"joint_states stale ({now - self.joint_time:.3f} s > {timeout} s)"
         if now - self.imu_time > timeout:
             return f"imu stale ({now - self.imu_time:.3f} s > {timeout} s)"
         if self.joint_fault or self.imu_fault:
             return self.joint_fault or self.imu_fault
-        if not np.all(np.isfinite(self.cmd_raw)):
+        if self._command_fresh(now) and not np.all(np.isfinite(self.cmd_raw)):
             return "cmd_vel has NaN/inf"
         tilt = tilt_angle(self.gravity)
         if tilt > self.config.max_tilt:
@@ -248,9 +290,18 @@ class PolicyController:
         )
 
     def _enter_damping(self, reason: str, now: float) -> None:
-        # Hold the last measured pose that was finite and complete (see docs: position-only "damping").
-        self.hold_pos = None if self.safe_pos is None else self.safe_pos.copy()
+        # Hold the last measured pose that was finite and complete (see docs: position-only "damping"), but only
+        # for a robot this node was commanding: an e-stop while WAITING must not start commanding one.
+        commanding = self.mode in (Mode.STANDING, Mode.RUNNING) and self.last_target is not None
+        self.hold_pos = self.safe_pos.copy() if commanding and self.safe_pos is not None else None
         self._transition(Mode.DAMPING, reason, now)
+
+    def _damping_target(self) -> np.ndarray | None:
+        """From the last target towards the hold pose at ``damping_rate``: DAMPING never steps the targets."""
+        if self.hold_pos is None:
+            return None
+        step = self.config.damping_rate * self.meta.control_dt
+        return np.clip(self.hold_pos, self.last_target - step, self.last_target + step)
 
     def _stand_target(self, now: float) -> np.ndarray:
         alpha = 1.0 if self.config.stand_time <= 0 else min(1.0, (now - self.stand_start) / self.config.stand_time)

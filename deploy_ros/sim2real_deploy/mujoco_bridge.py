@@ -47,7 +47,10 @@ class MujocoBridge(Node):
         super().__init__(NODE_NAME, **kwargs)
         p = declare_parameters(self, PARAMETERS)
         if not p["policy_path"]:
-            raise PolicyFileError("parameter 'policy_path' is empty: the bridge takes its motor model from the policy")
+            raise PolicyFileError(
+                "parameter 'policy_path' is empty: pass -p policy_path:=<policy.onnx> (the bridge takes its motor "
+                "model from the policy; a --params-file after -p that sets policy_path overrides it)"
+            )
         meta = read_metadata(p["policy_path"])
         self.robot = MujocoRobot.from_metadata(meta, p["mjcf_path"] or None, p["physics_dt"] or None)
         self.robot.reset(keyframe=p["initial_keyframe"])

@@ -2,7 +2,7 @@
 
 Topics (all relative, so namespaces and remaps apply):
   sub  joint_states (sensor_msgs/JointState), imu (sensor_msgs/Imu), cmd_vel (geometry_msgs/Twist),
-       estop (std_msgs/Bool, true = e-stop)
+       estop (std_msgs/Bool, true = e-stop); all best-effort, so reliable and best-effort publishers are both heard
   pub  <target_topic> (std_msgs/Float64MultiArray, ``output_joint_names`` order), ~/status (std_msgs/String, JSON)
   srv  ~/enable, ~/estop, ~/reset (std_srvs/Trigger)
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from geometry_msgs.msg import Twist
 from rclpy.node import Node
-from rclpy.qos import QoSDurabilityPolicy, QoSProfile, qos_profile_sensor_data
+from rclpy.qos import QoSDurabilityPolicy, QoSProfile, QoSReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Bool, Float64MultiArray, String
 from std_srvs.srv import Trigger
@@ -37,7 +37,10 @@ PARAMETERS: dict[str, Any] = {
     "cmd_timeout": 0.5,
     "max_tilt": 0.7,
     "max_target_rate": 0.0,
+    "target_rate_fraction": 0.5,
+    "damping_rate": 1.0,
     "joint_limit_margin": 0.0,
+    "reading_margin": 0.1,
     "status_rate": 5.0,
     "onnx_threads": 1,
 }
@@ -48,7 +51,10 @@ class PolicyNode(Node):
         super().__init__(NODE_NAME, **kwargs)
         p = declare_parameters(self, PARAMETERS)
         if not p["policy_path"]:
-            raise PolicyFileError("parameter 'policy_path' is empty: pass the exported policy .onnx")
+            raise PolicyFileError(
+                "parameter 'policy_path' is empty: pass the exported policy with -p policy_path:=<policy.onnx> "
+                "(ROS applies --ros-args in order: a --params-file after -p that sets policy_path overrides it)"
+            )
         self.policy = OnnxPolicy(p["policy_path"], intra_op_threads=int(p["onnx_threads"]))
         meta = self.policy.metadata
         config = ControllerConfig(
@@ -57,7 +63,10 @@ class PolicyNode(Node):
             cmd_timeout=p["cmd_timeout"],
             max_tilt=p["max_tilt"],
             max_target_rate=p["max_target_rate"],
+            target_rate_fraction=p["target_rate_fraction"],
+            damping_rate=p["damping_rate"],
             joint_limit_margin=p["joint_limit_margin"],
+            reading_margin=p["reading_margin"],
             output_joint_names=list(p["output_joint_names"]),
         )
         self.controller = PolicyController(meta, self.policy, config, log=self._log_transition)
@@ -78,11 +87,13 @@ class PolicyNode(Node):
         self.target_pub = self.create_publisher(Float64MultiArray, target_topic, 1)
         latched = QoSProfile(depth=1, durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
         self.status_pub = self.create_publisher(String, "~/status", latched)
-        # Best-effort subscriptions match both best-effort and reliable drivers.
+        # Best-effort subscriptions match both best-effort and reliable publishers (a reliable one would not hear a
+        # best-effort e-stop or teleop node at all).
         self.create_subscription(JointState, "joint_states", self._on_joint_state, qos_profile_sensor_data)
         self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
-        self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, 10)
-        self.create_subscription(Bool, "estop", self._on_estop, 10)
+        operator = QoSProfile(depth=10, reliability=QoSReliabilityPolicy.BEST_EFFORT)
+        self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, operator)
+        self.create_subscription(Bool, "estop", self._on_estop, operator)
         self.create_service(Trigger, "~/enable", self._srv(lambda: self.controller.enable(time.monotonic())))
         self.create_service(Trigger, "~/estop", self._srv(lambda: self.controller.estop("e-stop service")))
         self.create_service(Trigger, "~/reset", self._srv(lambda: self.controller.reset(time.monotonic())))

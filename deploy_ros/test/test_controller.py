@@ -73,7 +73,7 @@ def test_observation_terms_scales_and_clip():
     meta["observations"][0]["scale"] = 0.25
     meta["observations"][3]["clip"] = [-0.1, 0.1]
     seen = []
-    ctrl = make(policy=lambda obs: (seen.append(obs), np.ones(12, np.float32))[1], meta=meta)
+    ctrl = make(policy=lambda obs: (seen.append(obs), np.ones(12, np.float32))[1], meta=meta, max_target_rate=100.0)
     t = to_standing_done(ctrl)
     ctrl.enable(t)
     ctrl.set_command(0.5, 9.0, -5.0, t)
@@ -110,35 +110,52 @@ def test_output_joint_order():
         make(output_joint_names=order[:-1])
 
 
-@pytest.mark.parametrize("fault", ["nan", "missing", "tilt", "stale", "estop", "cmd_nan", "policy_nan"])
-def test_faults_enter_damping_and_hold(fault):
-    policy = (lambda obs: np.full(12, np.nan, np.float32)) if fault == "policy_nan" else None
-    ctrl = make(policy=policy)
+def running(ctrl: PolicyController, ticks: int = 5) -> float:
+    """Soft start, enable, then ``ticks`` RUNNING ticks at the default pose; returns the next tick's time."""
     t = to_standing_done(ctrl)
     ctrl.enable(t)
-    ctrl.step(t)
-    held = ctrl.safe_pos.copy()
-    q = DEFAULT.copy()
+    return run(ctrl, t, ticks, q=DEFAULT)[0]
+
+
+@pytest.mark.parametrize(
+    "fault", ["nan", "missing", "tilt", "stale", "estop", "cmd_nan", "policy_nan", "out_of_range", "duplicate"]
+)
+def test_faults_enter_damping_smoothly_and_hold(fault):
+    policy = (lambda obs: np.full(12, np.nan, np.float32)) if fault == "policy_nan" else None
+    ctrl = make(policy=policy)
+    t = running(ctrl)
+    held, before = ctrl.safe_pos.copy(), ctrl.last_target.copy()
+    q, names = DEFAULT.copy(), list(JOINT_NAMES)
     if fault == "nan":
         q[4] = np.nan
-        feed(ctrl, t, q=q)
-    elif fault == "missing":
+    elif fault == "out_of_range":
+        q[2] = 3.0  # a calf reading far outside [-2.72, -0.84]: a glitch, not a pose
+    elif fault == "duplicate":
+        names[1] = names[0]
+    if fault == "missing":
         feed(ctrl, t, names=JOINT_NAMES[1:])
     elif fault == "tilt":
-        feed(ctrl, t, quat=(np.sin(0.5), 0.0, 0.0, np.cos(0.5)))  # 1 rad roll
+        feed(ctrl, t, q=DEFAULT, quat=(np.sin(0.5), 0.0, 0.0, np.cos(0.5)))  # 1 rad roll
     elif fault == "estop":
         ctrl.estop()
     elif fault == "cmd_nan":
         ctrl.set_command(np.nan, 0, 0, t)
-    target = ctrl.step(t + (1.0 if fault == "stale" else DT))
+    elif fault == "stale":  # the driver stops; the node keeps ticking
+        for _ in range(int(0.2 / DT)):
+            ctrl.step(t)
+            t += DT
+    elif fault != "policy_nan":
+        ctrl.set_joint_state(names, q, [0.0] * 12, t)
+    target = ctrl.step(t)
     assert ctrl.mode == Mode.DAMPING, fault
-    if fault != "tilt":
-        assert np.allclose(target, held)
+    expected_reason = {"out_of_range": "outside its limits", "duplicate": "more than once", "stale": "stale"}
+    assert expected_reason.get(fault, "") in ctrl.reason
+    assert np.all(np.abs(target - before) <= ctrl.config.damping_rate * DT + 1e-9)  # no step on entry
     assert np.all(target >= ctrl.pos_lo) and np.all(target <= ctrl.pos_hi)
-    # Stays in DAMPING with good data until reset, then soft-starts again.
-    ctrl.set_command(0.0, 0.0, 0.0, t + 2)  # the faulty input is gone: DAMPING still latches
-    run(ctrl, t + 2, 5)
-    assert ctrl.mode == Mode.DAMPING and not ctrl.enable(t + 3)[0]
+    # The target slews to the held pose and stays; DAMPING latches with good data until reset, then soft-starts.
+    ctrl.set_command(0.0, 0.0, 0.0, t + 2)
+    _, out = run(ctrl, t + DT, 50, q=DEFAULT)
+    assert np.allclose(out[-1], held) and ctrl.mode == Mode.DAMPING and not ctrl.enable(t + 3)[0]
     assert ctrl.reset(t + 3)[0] and ctrl.mode == Mode.WAITING
     run(ctrl, t + 3, 2)
     assert ctrl.mode == Mode.STANDING
@@ -149,6 +166,71 @@ def test_estop_from_waiting_publishes_nothing():
     ctrl.estop()
     assert ctrl.step(0.0) is None and ctrl.mode == Mode.DAMPING
     assert not ctrl.reset(0.0)[0] or ctrl.mode == Mode.WAITING
+
+
+def test_estop_while_waiting_with_joint_states_never_commands():
+    """Valid joint_states, no imu yet, then an e-stop: the robot was never under control, so nothing is sent."""
+    ctrl = make()
+    for k in range(20):
+        ctrl.set_joint_state(JOINT_NAMES, DEFAULT, [0.0] * 12, k * DT)
+        if k == 5:
+            ctrl.estop()
+        assert ctrl.step(k * DT) is None
+    assert ctrl.mode == Mode.DAMPING
+
+
+def test_out_of_range_reading_is_not_a_state_to_soft_start_from():
+    ctrl = make()
+    q = DEFAULT.copy()
+    q[2] = 3.0
+    _, out = run(ctrl, 0.0, 10, q=q)
+    assert ctrl.mode == Mode.WAITING and all(x is None for x in out) and "outside its limits" in ctrl.reason
+
+
+def test_single_bad_sample_between_good_ones_is_a_fault():
+    """A lone NaN sample at 200 Hz, cleared by the next good one before the tick, still faults."""
+    ctrl = make()
+    t = running(ctrl)
+    bad = DEFAULT.copy()
+    bad[0] = np.nan
+    ctrl.set_joint_state(JOINT_NAMES, bad, [0.0] * 12, t)
+    feed(ctrl, t + 0.005, q=DEFAULT)
+    ctrl.step(t + 0.01)
+    assert ctrl.mode == Mode.DAMPING and "NaN" in ctrl.reason
+
+
+def test_own_stall_is_not_blamed_on_the_driver():
+    ctrl = make()
+    t = running(ctrl)
+    for k in range(30):  # the driver keeps publishing at 200 Hz while the node is paused for 150 ms
+        feed(ctrl, t + k * 0.005, q=DEFAULT)
+    ctrl.step(t + 0.15)
+    assert ctrl.mode == Mode.DAMPING and "stalled" in ctrl.reason and "stale" not in ctrl.reason
+
+
+def test_nan_cmd_vel_does_not_stick_once_stale():
+    ctrl = make(cmd_timeout=0.5)
+    t = running(ctrl)
+    ctrl.set_command(np.nan, 0.0, 0.0, t)
+    ctrl.step(t)
+    assert ctrl.mode == Mode.DAMPING and "cmd_vel" in ctrl.reason
+    t, _ = run(ctrl, t + 2.0, 3, q=DEFAULT)  # seconds of silence: the NaN command is old, i.e. zero
+    assert ctrl.reset(t)[0]
+    t, _ = run(ctrl, t, 20, q=DEFAULT)
+    assert ctrl.enable(t)[0] and ctrl.mode == Mode.RUNNING
+    run(ctrl, t, 5, q=DEFAULT)
+    assert ctrl.mode == Mode.RUNNING and np.allclose(ctrl.command(t), 0.0)
+
+
+def test_default_slew_is_a_fraction_of_motor_speed():
+    ctrl = make(policy=lambda obs: np.full(12, 1e6, np.float32))
+    limit = ctrl.meta.joint_array("velocity_limit")
+    assert np.allclose(ctrl.max_rate, 0.5 * limit)
+    t = running(ctrl, ticks=0)
+    prev = ctrl.last_target.copy()
+    feed(ctrl, t, q=DEFAULT)
+    target = ctrl.step(t)
+    assert np.allclose(np.abs(target - prev), 0.5 * limit * DT) or np.all(target == ctrl.pos_hi)
 
 
 def test_targets_clamped_and_rate_limited():
