@@ -40,33 +40,14 @@ def joint_limits_from_mjcf(mjcf: str | Path, joint_names: Sequence[str]) -> list
 
 def build_metadata(
     *,
-    task_id: str,
-    robot: RobotSpec,
-    observations: Sequence[Mapping[str, Any]],
-    commands: Mapping[str, Sequence[float]],
-    action_scale: float | Sequence[float],
-    action_clip: float | None,
-    control_dt: float,
-    physics_dt: float,
-    command_interface: str = "base_velocity",
     run_id: str = "unknown",
     git_rev: str | None = None,
     versions: Mapping[str, str] | None = None,
+    **interface: Any,
 ) -> dict[str, Any]:
-    """The ``sim2real`` object for a policy trained on ``task_id`` with ``robot``: :func:`policy_interface` plus
-    the training stamp. Validated with the shared reader before returning."""
-    interface = policy_interface(
-        task_id=task_id,
-        robot=robot,
-        observations=observations,
-        commands=commands,
-        action_scale=action_scale,
-        action_clip=action_clip,
-        control_dt=control_dt,
-        physics_dt=physics_dt,
-        command_interface=command_interface,
-    )
-    return stamp(interface, run_id, git_rev, versions)
+    """The ``sim2real`` object: :func:`policy_interface` of ``interface`` (its keyword arguments) plus the
+    training stamp. Validated with the shared reader before returning."""
+    return stamp(policy_interface(**interface), run_id, git_rev, versions)
 
 
 def stamp(

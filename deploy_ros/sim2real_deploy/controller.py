@@ -245,8 +245,8 @@ class PolicyController:
             desired = self._stand_target(now)
         else:
             desired = self._policy_target(now)
-            if desired is None:
-                desired = self.hold_pos
+            if desired is None:  # the policy's output was invalid: now DAMPING
+                desired = self._damping_target()
         if desired is None:  # DAMPING of a robot this node never commanded: publish nothing
             return None
         target = self._clamp(desired)
