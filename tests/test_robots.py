@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from sim2real.robots import ROBOTS
-from sim2real_deploy.mujoco_robot import build_scene
+from sim2real_deploy.mujoco_robot import build_scene, motors_on
 
 
 def names(model: mujoco.MjModel, kind: mujoco.mjtObj, count: int) -> set[str]:
@@ -44,13 +44,16 @@ def test_scene_gives_every_policy_joint_one_motor(robot):
     model = build_scene(spec.mjcf_path, 0.005, spec.joint_names)
     for joint in spec.joint_names:
         jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)
-        motors = [
-            a
-            for a in range(model.nu)
-            if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT and model.actuator_trnid[a, 0] == jid
-        ]
+        motors = motors_on(model, jid)
         assert len(motors) == 1, joint
         assert model.actuator_gaintype[motors[0]] == 0 and model.actuator_biastype[motors[0]] == 0  # torque
+    original = mujoco.MjModel.from_xml_path(str(spec.mjcf_path))
+    for a in range(original.nu):  # keyframe ctrl of the actuators kept follows them (the Panda's gripper stays open)
+        kept = mujoco.mj_name2id(
+            model, mujoco.mjtObj.mjOBJ_ACTUATOR, mujoco.mj_id2name(original, mujoco.mjtObj.mjOBJ_ACTUATOR, a)
+        )
+        if kept >= 0:
+            assert (model.key_ctrl[:, kept] == original.key_ctrl[:, a]).all()
 
 
 ROS_CONFIG = Path(__file__).resolve().parent.parent / "deploy_ros" / "config"

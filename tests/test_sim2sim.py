@@ -218,3 +218,21 @@ def test_shipped_policy_with_corrupt_metadata_fails(shipped, tmp_path, bug):
 
     report = run_sim2sim(corrupted(shipped, tmp_path / "bug.onnx", edit))
     assert not report["passed"]
+
+
+def test_episode_feeds_back_the_clipped_action(files):
+    """The `actions` term is the network output after action.clip, as training's last_action is."""
+    from sim2real_deploy.policy_file import OnnxPolicy
+    from sim2real_deploy.sim2sim.episode import run_episode
+
+    policy = OnnxPolicy(constant_policy(files / "beyond_clip.onnx", 3.0, make_metadata(action_clip=1.0)))
+    seen = []
+
+    def recording(obs):
+        seen.append(obs)
+        return policy(obs)
+
+    robot = MujocoRobot.from_metadata(policy.metadata)
+    cfg = Sim2SimConfig(schedule=(Segment("stand", 0.1, (0, 0, 0)),))
+    run_episode(recording, robot, cfg, {"friction": None, "latency_steps": 0, "pushes": []}, robot.standing_height())
+    assert np.allclose(seen[0][-12:], 0.0) and np.allclose(seen[1][-12:], 1.0)

@@ -74,6 +74,7 @@ class PolicyController:
         self.max_rate = (
             np.full(metadata.num_joints, rate) if rate > 0 else fraction * metadata.joint_array("velocity_limit")
         )
+        self._check_config()
         self.output_index = self._output_index(self.config.output_joint_names)
         self.mode = Mode.WAITING
         self.reason = "no state yet"
@@ -112,6 +113,18 @@ class PolicyController:
         unmeasured = [t["name"] for t in meta.observations if t["name"] in ("gripper_pos", "object_position")]
         if unmeasured:
             raise PolicyFileError(f"observation term(s) {unmeasured} have no ROS input in this node")
+
+    def _check_config(self) -> None:
+        """Refuse settings under which the clamps would not clamp (a negative rate makes np.clip's bounds cross)."""
+        c = self.config
+        rates = {"target_rate_fraction": c.target_rate_fraction, "damping_rate": c.damping_rate}
+        bad = [k for k, v in rates.items() if not (math.isfinite(v) and v > 0)]
+        if not (math.isfinite(c.max_target_rate) and c.max_target_rate >= 0):
+            bad.append("max_target_rate")
+        if not (c.joint_limit_margin >= 0 and np.all(self.pos_lo < self.pos_hi)):
+            bad.append("joint_limit_margin")
+        if bad:
+            raise PolicyFileError(f"controller parameter(s) {bad} out of range (see docs/deploy_ros.md)")
 
     def _output_index(self, names: Sequence[str]) -> np.ndarray:
         """Index into policy order for each output joint (the forward controller's joint order)."""
@@ -230,14 +243,15 @@ class PolicyController:
     def step(self, now: float) -> np.ndarray | None:
         """One control period: update the mode, return targets in output order, or None to publish nothing."""
         fault = self._fault(now)
+        waiting_for = self._input_fault(now) if self.mode == Mode.WAITING else None
         self.latched, self.last_tick = None, now
         if fault is not None and self.mode != Mode.DAMPING:
             self._enter_damping(fault, now)
-        if self.mode == Mode.WAITING and self._state_ready(now):
+        if self.mode == Mode.WAITING and waiting_for is None:  # valid, fresh, upright: start commanding
             self.stand_from, self.stand_start = self.q.copy(), now
             self._transition(Mode.STANDING, "state received", now)
         if self.mode == Mode.WAITING:
-            self.reason = self.joint_fault or self.imu_fault or self.reason  # tell the operator what is missing
+            self.reason = waiting_for  # tell the operator what is missing
             return None
         if self.mode == Mode.DAMPING:
             desired = self._damping_target()
@@ -250,6 +264,9 @@ class PolicyController:
         if desired is None:  # DAMPING of a robot this node never commanded: publish nothing
             return None
         target = self._clamp(desired)
+        if not np.all(np.isfinite(target)):  # last guard: never publish a non-finite target
+            self._enter_damping("non-finite target", now)
+            return None
         self.last_target = target
         return target[self.output_index]
 
@@ -263,31 +280,29 @@ class PolicyController:
         timeout = self.config.state_timeout
         if self.last_tick is not None and now - self.last_tick > timeout:  # before blaming the driver's data
             return f"policy_node stalled ({now - self.last_tick:.3f} s between control ticks > {timeout} s)"
+        return self._input_fault(now)
+
+    def _input_fault(self, now: float) -> str | None:
+        """What is wrong with the inputs now, or None: the faults of STANDING/RUNNING and what WAITING waits out."""
         if self.latched is not None:
             return self.latched
+        if self.joint_time == -math.inf or self.imu_time == -math.inf:
+            return "no joint_states yet" if self.joint_time == -math.inf else "no imu yet"
+        timeout = self.config.state_timeout
         if now - self.joint_time > timeout:
             return f"joint_states stale ({now - self.joint_time:.3f} s > {timeout} s)"
         if now - self.imu_time > timeout:
             return f"imu stale ({now - self.imu_time:.3f} s > {timeout} s)"
         if self.joint_fault or self.imu_fault:
             return self.joint_fault or self.imu_fault
+        if self.q is None or self.gravity is None:
+            return "no valid joint_states or imu yet"
         if self._command_fresh(now) and not np.all(np.isfinite(self.cmd_raw)):
             return "cmd_vel has NaN/inf"
         tilt = tilt_angle(self.gravity)
         if tilt > self.config.max_tilt:
             return f"tilt {tilt:.2f} rad > {self.config.max_tilt} rad"
         return None
-
-    def _state_ready(self, now: float) -> bool:
-        timeout = self.config.state_timeout
-        fresh = now - self.joint_time <= timeout and now - self.imu_time <= timeout
-        return (
-            fresh
-            and self.joint_fault is None
-            and self.imu_fault is None
-            and self.q is not None
-            and self.gravity is not None
-        )
 
     def _enter_damping(self, reason: str, now: float) -> None:
         # Hold the last measured pose that was finite and complete (see docs: position-only "damping"), but only

@@ -52,6 +52,8 @@ class MujocoBridge(Node):
                 "model from the policy; a --params-file after -p that sets policy_path overrides it)"
             )
         meta = read_metadata(p["policy_path"])
+        if not meta.floating_base:
+            raise PolicyFileError("mujoco_bridge simulates floating-base robots (joint_states + imu) only, for now")
         self.robot = MujocoRobot.from_metadata(meta, p["mjcf_path"] or None, p["physics_dt"] or None)
         self.robot.reset(keyframe=p["initial_keyframe"])
         names = meta.joint_names

@@ -39,28 +39,52 @@ def find_mjcf(relative: str | Path, override: str | Path | None = None) -> Path:
     raise RobotModelError(f"robot MJCF '{relative}' not found from {Path.cwd()} or this package: pass its path")
 
 
+def motors_on(model: mujoco.MjModel, joint: int) -> list[int]:
+    """Actuators driving ``joint`` directly (joint transmission)."""
+    return [
+        a
+        for a in range(model.nu)
+        if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT and model.actuator_trnid[a, 0] == joint
+    ]
+
+
 def _is_torque_motor(model: mujoco.MjModel, a: int) -> bool:
-    return model.actuator_gaintype[a] == mujoco.mjtGain.mjGAIN_FIXED and model.actuator_biastype[a] == 0
+    """ctrl is the joint torque times the gear: fixed unit gain, no bias, no activation dynamics."""
+    return (
+        model.actuator_gaintype[a] == mujoco.mjtGain.mjGAIN_FIXED
+        and model.actuator_gainprm[a, 0] == 1.0
+        and model.actuator_biastype[a] == 0
+        and model.actuator_dyntype[a] == 0
+    )
 
 
 def _fit_motors(spec: mujoco.MjSpec, joint_names: Sequence[str]) -> None:
     """Give every policy joint one torque motor: keep the MJCF's own, replace a servo (position/velocity
     actuator) by one, add one where the MJCF has none (gear 1, no ctrl limit)."""
     model, actuators = spec.compile(), list(spec.actuators)  # model actuator a is actuators[a]
+    names = [a.name for a in actuators]
     for joint in joint_names:
         jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)
         if jid < 0:
             raise RobotModelError(f"policy joint {joint!r} is not in the MJCF")
-        on_joint = [
-            a
-            for a in range(model.nu)
-            if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT and model.actuator_trnid[a, 0] == jid
-        ]
+        on_joint = motors_on(model, jid)
         if len(on_joint) == 1 and _is_torque_motor(model, on_joint[0]):
             continue
         for a in on_joint:
             spec.delete(actuators[a])
         spec.add_actuator(name=f"sim2real_motor_{joint}", target=joint, trntype=mujoco.mjtTrn.mjTRN_JOINT)
+    _remap_keyframe_ctrl(spec, names)
+
+
+def _remap_keyframe_ctrl(spec: mujoco.MjSpec, old_names: list[str]) -> None:
+    """Keyframe ctrl follows its actuators by name after motors were replaced (new motors start at 0)."""
+    new_names = [a.name for a in spec.actuators]
+    if new_names == old_names or not all(old_names):
+        return
+    for key in spec.keys:
+        if len(key.ctrl) == len(old_names):
+            by_name = dict(zip(old_names, key.ctrl, strict=True))
+            key.ctrl = [by_name.get(name, 0.0) for name in new_names]
 
 
 def build_scene(mjcf: str | Path, physics_dt: float, joint_names: Sequence[str], floor: bool = True) -> mujoco.MjModel:
@@ -95,7 +119,7 @@ class MujocoRobot:
         self.model, self.data, self.meta = model, mujoco.MjData(model), meta
         self.mjcf_path: Path | None = None  # set by from_metadata
         self.limit_tolerance = limit_tolerance
-        self.decimation = decimation(meta)
+        self.decimation = decimation(meta.control_dt, model.opt.timestep)
         self._bind_base(meta.floating_base)
         self._bind_joints(meta.joint_names)
         self.actuator = Actuator.from_metadata(meta)
@@ -132,12 +156,7 @@ class MujocoRobot:
             joint = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
             if joint < 0:
                 raise RobotModelError(f"policy joint {name!r} is not in the MJCF")
-            motors = [
-                a
-                for a in range(self.model.nu)
-                if self.model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT
-                and self.model.actuator_trnid[a, 0] == joint
-            ]
+            motors = motors_on(self.model, joint)
             if len(motors) != 1:
                 raise RobotModelError(f"joint {name!r} is driven by {len(motors)} actuators in the MJCF, expected 1")
             qpos.append(self.model.jnt_qposadr[joint])
@@ -263,8 +282,8 @@ class MujocoRobot:
         return float(np.arccos(np.clip(self.base_rot[2, 2], -1.0, 1.0)))
 
 
-def decimation(meta: PolicyMetadata) -> int:
-    ratio = meta.control_dt / meta.physics_dt
+def decimation(control_dt: float, physics_dt: float) -> int:
+    ratio = control_dt / physics_dt
     if round(ratio) < 1 or abs(ratio - round(ratio)) > 1e-6:
-        raise RobotModelError(f"control_dt {meta.control_dt} is not a multiple of physics_dt {meta.physics_dt}")
+        raise RobotModelError(f"control_dt {control_dt} is not a multiple of the physics timestep {physics_dt}")
     return round(ratio)

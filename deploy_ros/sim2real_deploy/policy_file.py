@@ -163,9 +163,25 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
     try:
         interface(commands.get("interface", "")).index(commands["names"])
         check_terms(meta["observations"], Dims(n, len(commands["names"]), n), commands["interface"])
-    except ValueError as exc:
+        _check_numbers(meta)
+    except (ValueError, KeyError, TypeError) as exc:
         raise PolicyFileError(f"{source}: {exc}") from exc
     return PolicyMetadata(meta)
+
+
+def _check_numbers(meta: dict[str, Any]) -> None:
+    """Values the robot side clamps and times with must be finite and make sense: a NaN limit would pass NaN
+    targets through every clamp."""
+    for key in PER_JOINT_KEYS:
+        if not np.all(np.isfinite(np.asarray(meta[key], dtype=np.float64))):
+            raise ValueError(f"'{key}' has non-finite values")
+    limits = np.asarray(meta["joint_pos_limits"], dtype=np.float64)
+    if limits.shape != (len(meta["joint_names"]), 2) or np.any(limits[:, 0] >= limits[:, 1]):
+        raise ValueError("'joint_pos_limits' must be [lo, hi] with lo < hi for every joint")
+    if np.any(np.asarray(meta["velocity_limit"]) <= 0) or np.any(np.asarray(meta["effort_limit"]) < 0):
+        raise ValueError("'velocity_limit' must be > 0 and 'effort_limit' >= 0")
+    if not (float(meta["control_dt"]) > 0 and float(meta["physics_dt"]) > 0):
+        raise ValueError("'control_dt' and 'physics_dt' must be > 0")
 
 
 def read_metadata(path: str | Path) -> PolicyMetadata:

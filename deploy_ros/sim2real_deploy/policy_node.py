@@ -2,7 +2,7 @@
 
 Topics (all relative, so namespaces and remaps apply):
   sub  joint_states (sensor_msgs/JointState), imu (sensor_msgs/Imu), cmd_vel (geometry_msgs/Twist),
-       estop (std_msgs/Bool, true = e-stop); all best-effort, so reliable and best-effort publishers are both heard
+       estop (std_msgs/Bool, true = e-stop); best effort, so best-effort publishers are heard too (estop also reliable)
   pub  <target_topic> (std_msgs/Float64MultiArray, ``output_joint_names`` order), ~/status (std_msgs/String, JSON)
   srv  ~/enable, ~/estop, ~/reset (std_srvs/Trigger)
 """
@@ -91,9 +91,12 @@ class PolicyNode(Node):
         # best-effort e-stop or teleop node at all).
         self.create_subscription(JointState, "joint_states", self._on_joint_state, qos_profile_sensor_data)
         self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
-        operator = QoSProfile(depth=10, reliability=QoSReliabilityPolicy.BEST_EFFORT)
-        self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, operator)
-        self.create_subscription(Bool, "estop", self._on_estop, operator)
+        best_effort = QoSProfile(depth=10, reliability=QoSReliabilityPolicy.BEST_EFFORT)
+        self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, best_effort)
+        # e-stop twice: best effort hears best-effort publishers; reliable keeps a reliable publisher's single
+        # message from being dropped (a best-effort reader downgrades that link to best effort too)
+        self.create_subscription(Bool, "estop", self._on_estop, best_effort)
+        self.create_subscription(Bool, "estop", self._on_estop, QoSProfile(depth=10))
         self.create_service(Trigger, "~/enable", self._srv(lambda: self.controller.enable(time.monotonic())))
         self.create_service(Trigger, "~/estop", self._srv(lambda: self.controller.estop("e-stop service")))
         self.create_service(Trigger, "~/reset", self._srv(lambda: self.controller.reset(time.monotonic())))

@@ -148,8 +148,18 @@ def test_faults_enter_damping_smoothly_and_hold(fault):
         ctrl.set_joint_state(names, q, [0.0] * 12, t)
     target = ctrl.step(t)
     assert ctrl.mode == Mode.DAMPING, fault
-    expected_reason = {"out_of_range": "outside its limits", "duplicate": "more than once", "stale": "stale"}
-    assert expected_reason.get(fault, "") in ctrl.reason
+    expected_reason = {
+        "nan": "NaN",
+        "missing": "lacks joint",
+        "tilt": "tilt",
+        "stale": "stale",
+        "estop": "e-stop",
+        "cmd_nan": "cmd_vel",
+        "policy_nan": "policy output",
+        "out_of_range": "outside its limits",
+        "duplicate": "more than once",
+    }
+    assert expected_reason[fault] in ctrl.reason, ctrl.reason
     assert np.all(np.abs(target - before) <= ctrl.config.damping_rate * DT + 1e-9)  # no step on entry
     assert np.all(target >= ctrl.pos_lo) and np.all(target <= ctrl.pos_hi)
     # The target slews to the held pose and stays; DAMPING latches with good data until reset, then soft-starts.
@@ -267,3 +277,34 @@ def test_projected_gravity_and_tilt():
     roll = np.array([np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0])  # (w, x, y, z): 90 deg about x
     assert np.allclose(projected_gravity(roll), [0, -1, 0], atol=1e-9)
     assert np.isclose(tilt_angle(projected_gravity(roll)), np.pi / 2)
+
+
+@pytest.mark.parametrize("bad", ["tilt", "cmd_nan"])
+def test_waiting_does_not_start_commanding_a_fallen_robot_or_on_a_bad_command(bad):
+    """Valid, fresh state is not enough to leave WAITING: a robot on its side or a NaN cmd_vel keeps it waiting."""
+    ctrl = make()
+    if bad == "cmd_nan":
+        ctrl.set_command(np.nan, 0.0, 0.0, 0.0)
+    quat = (np.sin(0.75), 0.0, 0.0, np.cos(0.75)) if bad == "tilt" else UPRIGHT  # 1.5 rad roll
+    _, out = run(ctrl, 0.0, 10, quat=quat)
+    assert ctrl.mode == Mode.WAITING and all(x is None for x in out)
+    assert ("tilt" if bad == "tilt" else "cmd_vel") in ctrl.reason
+
+
+def test_last_action_term_is_the_clipped_action():
+    """Training's `actions` term sees the action after rsl-rl's clip: the node feeds back the same."""
+    meta = go2_metadata()
+    meta["action"]["clip"] = 1.0
+    seen = []
+    ctrl = make(policy=lambda obs: (seen.append(obs), np.full(12, 5.0, np.float32))[1], meta=meta)
+    running(ctrl, ticks=2)
+    assert np.allclose(seen[-1][33:45], 1.0)
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [{"damping_rate": -1.0}, {"target_rate_fraction": 0.0}, {"max_target_rate": -2.0}, {"joint_limit_margin": 5.0}],
+)
+def test_settings_under_which_clamps_would_not_clamp_are_refused(setting):
+    with pytest.raises(PolicyFileError, match=next(iter(setting))):
+        make(**setting)

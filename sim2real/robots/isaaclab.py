@@ -11,7 +11,8 @@ from sim2real.robots.spec import JointGroup, RobotSpec
 
 
 def articulation_cfg(spec: RobotSpec, prim_path: str = "{ENV_REGEX_NS}/Robot") -> ArticulationCfg:
-    """Articulation loaded from the robot's local USD, driven by one DC-motor PD model per joint group.
+    """Articulation loaded from the robot's local USD, one explicit actuator per joint group (``spec.actuator_model``,
+    DC motor by default).
 
     DC motor rather than ideal PD or the solver's implicit PD: the Go2's motors lose torque with speed
     (the torque-speed line from peak effort at standstill to zero at the no-load speed), and a policy trained

@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="sim2real sim2sim",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
-            "Run an exported sim2real policy (.onnx) in native MuJoCo with PD control computed as on the robot,\n"
+            "Run an exported sim2real policy (.onnx) in native MuJoCo with its actuator model at the physics rate,\n"
             "drive it through a command schedule and check survival and velocity tracking.\n\n"
             "Default schedule (20 s): stand 3 s, forward 0.5 m/s 4 s, forward 1.0 m/s 4 s,\n"
             "sideways 0.3 m/s 3 s, turn 0.8 rad/s 3 s, stop 3 s.\n"
