@@ -23,6 +23,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the sim2real CLI does:
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from native_physics import DECIMATION, bare_model, default_joint_pos  # noqa: E402
 
+from sim2real_deploy.observations import projected_gravity  # noqa: E402
+
 
 class BareGo2Env:
     """Just enough of rsl-rl's VecEnv for PPO: batched native MuJoCo with resets, no Isaac Lab."""
@@ -57,8 +59,7 @@ class BareGo2Env:
         np = self.np
         nq = self.model.nq
         qpos, qvel = self.states[:, 1 : 1 + nq], self.states[:, 1 + nq : 1 + nq + self.model.nv]
-        w, x, y, z = qpos[:, 3:7].T
-        gravity = np.stack([2 * (w * y - x * z), -2 * (w * x + y * z), -(w * w - x * x - y * y + z * z)], axis=1)
+        gravity = projected_gravity(qpos[:, 3:7].T).T  # the robot side's own formula, on every env at once
         obs = np.concatenate(
             [qvel[:, 3:6], gravity, self.command, qpos[:, 7:] - self.default, qvel[:, 6:], self.last_action], axis=1
         )
