@@ -55,12 +55,9 @@ def action_terms(env_cfg: Any) -> list[str]:
 
 def command_ranges(kind: str, command: Any) -> dict[str, tuple[float, float]]:
     """Trained range of each command field, in the command term's output order."""
-    ranges = command.ranges
-    if kind == "base_velocity":
-        return {f: tuple(getattr(ranges, f)) for f in interface(kind).fields}
-    # a pose target: position ranges as sampled; the quaternion's components span [-1, 1]
-    position = {f: tuple(getattr(ranges, f)) for f in ("pos_x", "pos_y", "pos_z")}
-    return {**position, **{f: (-1.0, 1.0) for f in ("quat_w", "quat_x", "quat_y", "quat_z")}}
+    ranges, fields = command.ranges, interface(kind).fields
+    # a pose target's quaternion components span [-1, 1]; every other field has its sampled range
+    return {f: (-1.0, 1.0) if f.startswith("quat_") else tuple(getattr(ranges, f)) for f in fields}
 
 
 def dims(env_cfg: Any) -> Dims:

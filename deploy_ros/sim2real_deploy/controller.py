@@ -105,7 +105,7 @@ class PolicyController:
     @staticmethod
     def _check_supported(meta: PolicyMetadata) -> None:
         """Refuse a policy this node cannot serve (terms and sizes were checked when the file was read)."""
-        if not meta.floating_base or meta.command_interface != BASE_VELOCITY.name:
+        if not meta.legged_velocity:
             raise PolicyFileError(
                 f"the ROS node serves floating-base '{BASE_VELOCITY.name}' policies; this one is "
                 f"{meta.raw['robot']['base']}-base '{meta.command_interface}'"

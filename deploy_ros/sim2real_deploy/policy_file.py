@@ -97,6 +97,11 @@ class PolicyMetadata:
         return self.raw["robot"]["base"] == "floating"
 
     @property
+    def legged_velocity(self) -> bool:
+        """A floating-base robot following base-velocity commands: what sim-to-sim and the ROS node serve today."""
+        return self.floating_base and self.command_interface == "base_velocity"
+
+    @property
     def observations(self) -> list[dict[str, Any]]:
         """Observation terms in input order: ``name``, ``size``, ``scale`` and ``clip`` (or None)."""
         return list(self.raw["observations"])

@@ -26,7 +26,7 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
     cfg = cfg or Sim2SimConfig()
     policy = OnnxPolicy(policy_path)
     meta = policy.metadata
-    if not meta.floating_base or meta.command_interface != "base_velocity":
+    if not meta.legged_velocity:
         raise Sim2SimError(f"{policy_path}: sim-to-sim checks floating-base velocity policies only (for now)")
     robot = MujocoRobot.from_metadata(meta, cfg.mjcf, limit_tolerance=cfg.limit_tolerance)
     height = cfg.init_base_height or robot.standing_height()
