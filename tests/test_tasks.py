@@ -21,6 +21,7 @@ from sim2real_deploy.sim2sim import Segment, Sim2SimConfig, Sim2SimError, run_si
 
 ROS_PYTHON = REPO_ROOT / ".venv-ros" / "bin" / "python"
 NODE_LOADS = """
+import sys
 import rclpy
 from rclpy.parameter import Parameter
 from sim2real_deploy.policy_file import PolicyFileError
