@@ -35,7 +35,7 @@ class ControllerConfig:
     cmd_timeout: float = 0.5  # [s] cmd_vel older than this counts as zero; <= 0 disables
     max_tilt: float = 0.7  # [rad] angle between base z and world z beyond which the robot is falling
     max_target_rate: float = 0.0  # [rad/s] target slew limit; <= 0: target_rate_fraction x the motors' no-load speed
-    target_rate_fraction: float = 0.5  # smallest tested the Go2 policy passes randomised with (benchmarks/slew_limit.py)
+    target_rate_fraction: float = 0.5  # smallest the Go2 policy passed randomised with (benchmarks/slew_limit.py)
     damping_rate: float = 1.0  # [rad/s] slew of the target from the last command to the hold pose in DAMPING
     joint_limit_margin: float = 0.0  # [rad] shrink the policy's joint limits by this much on each side
     reading_margin: float = 0.1  # [rad] a joint reading this far outside its limits is a fault (a glitch)
