@@ -55,8 +55,10 @@ def stamp(
     run_id: str = "unknown",
     git_rev: str | None = None,
     versions: Mapping[str, str] | None = None,
+    domain_randomization: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A policy interface with its ``training`` record (run, git revision, versions, export time), validated."""
+    """A policy interface with its ``training`` record (run, git revision, versions, export time, what it was
+    randomised over), validated."""
     meta = {
         **interface,
         "training": {
@@ -64,6 +66,7 @@ def stamp(
             "git_revision": git_rev if git_rev is not None else git_revision(),
             "versions": dict(versions) if versions is not None else collect_versions(),
             "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "domain_randomization": dict(domain_randomization) if domain_randomization is not None else None,
         },
     }
     validate_metadata(meta)

@@ -3,6 +3,7 @@
 #   .venv      Python 3.12 + Isaac Lab 3.0 (Newton physics) + rsl-rl + this package (editable), pinned
 #   .venv-ros  Python 3.12 + ROS 2 Jazzy rclpy wheels for the robot-side package (deploy_ros/), kept apart
 #              because the ROS wheels re-exec the interpreter with their own library path
+#   libosmesa6 offscreen rendering for sim2sim --video (OS package; installed when root with apt-get)
 # Idempotent: reruns only reinstall when pyproject.toml changed. Needs only the Python package index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,4 +23,5 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "$want" > "$stamp"
 fi
 scripts/setup_ros.sh
+scripts/setup_render.sh
 echo "setup: ready (.venv: $(.venv/bin/python --version), Isaac Lab $(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("isaaclab"))'))"

@@ -64,6 +64,7 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
         raise ConfigError(f"unknown physics preset {physics!r}. Valid presets: {', '.join(PHYSICS_PRESETS)}")
     settings["physics"] = physics
     env_cfg.sim.physics = PHYSICS_PRESETS[physics]()
+    _match_robot_friction(env_cfg)
     if callable(finalize := getattr(env_cfg, "finalize", None)):
         finalize()  # what a task derives from overridable fields and the preset (rough: the policy's height scan)
     size, rank, local_rank = world()
@@ -75,6 +76,17 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
         agent_cfg.run_name = settings["run_name"]
     _resolve_minibatches(agent_cfg, env_cfg.scene.num_envs)
     return RunConfig(task, env_cfg, agent_cfg, settings)
+
+
+def _match_robot_friction(env_cfg: Any) -> None:
+    """Every preset simulates the robot's contacts with its MJCF's friction cone and impratio."""
+    from sim2real.robots import ROBOTS
+    from sim2real.robots.isaaclab import mjcf_friction_model
+
+    robot = getattr(env_cfg, "robot", None)
+    if isinstance(robot, str) and robot in ROBOTS:
+        for key, value in mjcf_friction_model(ROBOTS[robot]).items():
+            setattr(env_cfg.sim.physics.solver_cfg, key, value)
 
 
 def _resolve_minibatches(agent_cfg: Any, num_envs: int) -> None:

@@ -17,6 +17,7 @@ from sim2real.runlog import read_run_info, recorded_overrides, resolve_checkpoin
 from sim2real.train import load_checkpoint, make_env, make_runner, simulation
 
 INTERFACE_FILE = "policy_interface.json"
+RANDOMIZATION_FILE = "domain_randomization.json"
 
 
 class ExportError(ValueError):
@@ -33,6 +34,21 @@ def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: fl
         print(f"note: {task_id} policies are not exportable yet ({exc})")
         return
     (run_dir / INTERFACE_FILE).write_text(json.dumps(interface, indent=2) + "\n")
+
+
+def record_randomization(run_dir: Path, env_cfg: Any, physics: str) -> None:
+    """Write what the run randomises (called when training starts; exported into the policy's metadata)."""
+    from sim2real.export.randomization import domain_randomization
+
+    (run_dir / RANDOMIZATION_FILE).write_text(json.dumps(domain_randomization(env_cfg, physics), indent=2) + "\n")
+
+
+def run_randomization(run_dir: Path, env_cfg: Any, physics: str) -> dict[str, Any]:
+    """The run's recorded randomisation; for runs from before it was recorded, today's config of the run."""
+    from sim2real.export.randomization import domain_randomization
+
+    path = run_dir / RANDOMIZATION_FILE
+    return json.loads(path.read_text()) if path.is_file() else domain_randomization(env_cfg, physics)
 
 
 def run_interface(run_dir: Path, current: dict[str, Any], force: bool = False) -> dict[str, Any]:
@@ -86,7 +102,10 @@ def export_run(run_path: str, out: Path | None = None, force: bool = False) -> d
         info["task"], [*recorded_overrides(info, ("physics", "seed")), "device=cpu", "env.scene.num_envs=1"]
     )
     interface = run_interface(run_dir, task_interface(info["task"], run.env, run.agent.clip_actions), force)
-    metadata = stamp(interface, f"{run_dir.name}/{checkpoint.stem}", info["git_revision"], info["versions"])
+    randomization = run_randomization(run_dir, run.env, run.settings["physics"])
+    metadata = stamp(
+        interface, f"{run_dir.name}/{checkpoint.stem}", info["git_revision"], info["versions"], randomization
+    )
     with simulation(run):
         env = make_env(run)
         runner = make_runner(env, run, log_dir=None)

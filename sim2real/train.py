@@ -81,7 +81,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         info = read_run_info(run_dir)
         task = info["task"]
         overrides = [*recorded_overrides(info), *overrides]
-    from sim2real.export_run import record_interface
+    from sim2real.export_run import record_interface, record_randomization
 
     run = load_task(task, overrides)
     check_device(run.settings["device"])
@@ -91,6 +91,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         if run_dir is not None:
             write_run_info(run_dir, task, run.settings, overrides, to_plain(run.env), to_plain(run.agent), sys.argv)
             record_interface(run_dir, task, run.env, run.agent.clip_actions)
+            record_randomization(run_dir, run.env, run.settings["physics"])
     log_dir = run_dir if rank == 0 else None  # only rank 0 logs and checkpoints
     seed_everything(run.env.seed)
     with simulation(run):

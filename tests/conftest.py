@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from sim2real_deploy.gl_backend import default_headless_gl
+
 os.environ.setdefault("WARP_CACHE_PATH", os.path.expanduser("~/.cache/warp"))
+default_headless_gl()  # before any test module imports mujoco: the video test renders offscreen
 
 GO2_TASK = "Sim2Real-Velocity-Flat-Go2-v0"
 

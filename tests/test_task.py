@@ -33,7 +33,7 @@ def test_observation_groups_match_documented_layout(env):
     assert critic[: len(policy)] == policy
     assert critic[len(policy) :] == critic_extra
     obs = env.get_observations()
-    assert obs["policy"].shape == (8, 45) and obs["critic"].shape == (8, 83)
+    assert obs["policy"].shape == (8, 45) and obs["critic"].shape == (8, 119)
 
 
 def test_joint_order_follows_robot_spec(env):
@@ -71,6 +71,43 @@ def test_startup_randomisation_differs_across_envs_within_ranges(env):
     assert (com.std(dim=0) > 1e-4).all()
     g_lo, g_hi = cfg.events.motor_strength.params["stiffness_distribution_params"]
     assert gains.std() > 1e-3 and ((gains >= g_lo - 1e-5) & (gains <= g_hi + 1e-5)).all()
+
+
+def test_passive_joint_dynamics_are_randomised_into_the_physics(env):
+    """Damping, friction and armature of every joint and env: inside the spec's ranges, different per env and joint,
+    in the native MuJoCo worlds the physics steps, and what the critic observes."""
+    from isaaclab_newton.physics import NewtonManager
+
+    from sim2real.robots import ROBOTS
+
+    env.step(torch.zeros(env.num_envs, 12))  # model changes reach the solver on the next step
+    spec = ROBOTS["go2"]
+    ranges = {k: torch.tensor(v) for k, v in spec.passive_ranges().items()}
+    critic = env.get_observations()["critic"][:, -36:].reshape(env.num_envs, 3, 12)
+    solver = NewtonManager._solver
+    for i, (key, mujoco_key) in enumerate(
+        (("damping", "damping"), ("friction", "frictionloss"), ("armature", "armature"))
+    ):
+        values = critic[:, i]
+        lo, hi = ranges[key][:, 0], ranges[key][:, 1]
+        assert ((values >= lo - 1e-6) & (values <= hi + 1e-6)).all() and values.std(dim=0).min() > 0
+        native = torch.from_numpy(solver.native.params[f"dof_{mujoco_key}"][:, 6:]).float()  # after the free joint
+        assert torch.allclose(native.sort(dim=1).values, values.sort(dim=1).values, atol=1e-6)
+    assert solver.mj_model.opt.cone == 1 and solver.native.models[0].opt.impratio == 100.0  # the MJCF's elliptic cone
+
+
+def test_training_records_every_randomisation_range(env):
+    """What export writes into the metadata: each event's ranges, the action delay, noise and the contact model."""
+    from sim2real.export.randomization import domain_randomization
+    from sim2real.robots import ROBOTS
+
+    record = domain_randomization(env.unwrapped.cfg, "native_mujoco_cpu")
+    assert record["joint_dynamics"] == ROBOTS["go2"].passive_ranges()
+    events = record["events"]
+    assert events["added_base_mass"]["params"]["mass_distribution_params"] == [-1.0, 3.0]
+    assert events["push_robot"]["interval_range_s"] == [10.0, 15.0] and record["action_delay_steps"] == [0, 2]
+    assert record["physics"] == {"preset": "native_mujoco_cpu", "cone": "elliptic", "impratio": 100.0, "dt": 0.005}
+    assert record["observation_noise"]["joint_vel"] == [-1.5, 1.5]
 
 
 def test_initial_joint_state_is_randomised(env):

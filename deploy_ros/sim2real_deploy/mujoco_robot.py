@@ -112,6 +112,9 @@ def build_scene(mjcf: str | Path, physics_dt: float, joint_names: Sequence[str],
     return spec.compile()
 
 
+JOINT_DYNAMICS = ("damping", "frictionloss", "armature")  # MuJoCo's passive joint properties (dof_<key>)
+
+
 class MujocoRobot:
     """MuJoCo model + data with the policy's joints bound by name and its actuator model at the physics rate."""
 
@@ -126,6 +129,8 @@ class MujocoRobot:
         self.default_pos = meta.joint_array("default_joint_pos")
         self.limits = meta.joint_array("joint_pos_limits")
         self.nominal_friction = model.geom_friction[:, 0].copy()
+        self.nominal_joint_dynamics = {key: getattr(model, f"dof_{key}")[self.dof_adr].copy() for key in JOINT_DYNAMICS}
+        self.nominal_base_mass = float(model.body_mass[self.base_body]) if self.base_body is not None else 0.0
         self.reset_counters()
 
     @classmethod
@@ -200,6 +205,24 @@ class MujocoRobot:
         mujoco.mj_forward(self.model, self.data)
         self.reset_counters()
 
+    def set_dynamics(
+        self,
+        payload_kg: float = 0.0,
+        kp_scale: np.ndarray | float = 1.0,
+        kd_scale: np.ndarray | float = 1.0,
+        joint_dynamics: dict[str, np.ndarray] | None = None,
+    ) -> None:
+        """Perturb the physics from nominal: mass added to the base, actuator gains scaled per joint, and absolute
+        per-joint passive dynamics (``JOINT_DYNAMICS`` keys; missing ones nominal). No arguments: all nominal."""
+        nominal = Actuator.from_metadata(self.meta)
+        self.actuator.kp, self.actuator.kd = nominal.kp * kp_scale, nominal.kd * kd_scale
+        for key in JOINT_DYNAMICS:
+            value = (joint_dynamics or {}).get(key, self.nominal_joint_dynamics[key])
+            getattr(self.model, f"dof_{key}")[self.dof_adr] = value
+        if self.base_body is not None:
+            self.model.body_mass[self.base_body] = self.nominal_base_mass + payload_kg
+        mujoco.mj_setConst(self.model, self.data)
+
     def reset_counters(self) -> None:
         self.max_torque = np.zeros(len(self.act_id))
         self.violations = np.zeros(len(self.act_id), dtype=int)
@@ -271,12 +294,15 @@ class MujocoRobot:
 
     def measured_velocity(self) -> np.ndarray:
         """(vx, vy) in the yaw-aligned frame and the yaw rate: what the commands ask for, free of pitch/roll."""
-        rot = self.base_rot
-        yaw = np.arctan2(rot[1, 0], rot[0, 0])
+        rot, yaw = self.base_rot, self.yaw()
         vx_w, vy_w = self.data.qvel[self.base_dof : self.base_dof + 2]
         c, s = np.cos(yaw), np.sin(yaw)
         yaw_rate = (rot @ self.base_gyro)[2]
         return np.array([c * vx_w + s * vy_w, -s * vx_w + c * vy_w, yaw_rate])
+
+    def yaw(self) -> float:
+        rot = self.base_rot
+        return float(np.arctan2(rot[1, 0], rot[0, 0]))
 
     def tilt(self) -> float:
         return float(np.arccos(np.clip(self.base_rot[2, 2], -1.0, 1.0)))

@@ -131,9 +131,25 @@ class PolicyMetadata:
     def physics_dt(self) -> float:
         return float(self.raw["physics_dt"])
 
+    @property
+    def domain_randomization(self) -> dict[str, Any]:
+        """What the policy was trained under (``training.domain_randomization``; empty for older exports)."""
+        return self.raw.get("training", {}).get("domain_randomization") or {}
+
+    @property
+    def trained_joint_dynamics(self) -> dict[str, np.ndarray] | None:
+        """Per-joint [low, high] of passive damping, friction and armature in training; None if not randomised."""
+        ranges = self.domain_randomization.get("joint_dynamics")
+        if not ranges:
+            return None
+        return {key: np.asarray(ranges[key], dtype=np.float64) for key in JOINT_DYNAMICS_KEYS}
+
     def targets_from_actions(self, actions: np.ndarray) -> np.ndarray:
         """Joint position targets (policy order) from raw network outputs, as in training."""
         return self.action_offset + self.action_scale * self.clip_action(actions)
+
+
+JOINT_DYNAMICS_KEYS = ("damping", "friction", "armature")  # training.domain_randomization.joint_dynamics
 
 
 def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyMetadata:
@@ -187,6 +203,11 @@ def _check_numbers(meta: dict[str, Any]) -> None:
         raise ValueError("'velocity_limit' must be > 0 and 'effort_limit' >= 0")
     if not (float(meta["control_dt"]) > 0 and float(meta["physics_dt"]) > 0):
         raise ValueError("'control_dt' and 'physics_dt' must be > 0")
+    ranges = (meta.get("training", {}).get("domain_randomization") or {}).get("joint_dynamics")
+    for key in JOINT_DYNAMICS_KEYS if ranges else ():
+        r = np.asarray(ranges.get(key, ()), dtype=np.float64)
+        if r.shape != (len(meta["joint_names"]), 2) or np.any(r[:, 0] > r[:, 1]) or np.any(r < 0):
+            raise ValueError(f"'training.domain_randomization.joint_dynamics.{key}' must be [lo, hi] >= 0 per joint")
 
 
 def read_metadata(path: str | Path) -> PolicyMetadata:

@@ -52,3 +52,14 @@ def actuator_cfg(model: str, group: JointGroup) -> DCMotorCfg | IdealPDActuatorC
     if model == "pd":
         return IdealPDActuatorCfg(**common)
     raise ValueError(f"actuator model {model!r} unknown (known: dc_motor, pd)")
+
+
+def mjcf_friction_model(spec: RobotSpec) -> dict[str, float | str]:
+    """The MJCF's friction cone and impratio: training simulates contacts as the robot's model (and so the sim-to-sim
+    check and the ROS bridge) does. The Go2's elliptic cone against the pyramidal one changes lateral and yaw
+    tracking by a third (``benchmarks/cone_cost.py``, ``docs/cone.md``)."""
+    import mujoco
+
+    opt = mujoco.MjModel.from_xml_path(str(spec.mjcf_path)).opt
+    cone = "elliptic" if opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC else "pyramidal"
+    return {"cone": cone, "impratio": float(opt.impratio)}

@@ -12,6 +12,19 @@ from sim2real import ASSETS_DIR
 
 
 @dataclass(frozen=True)
+class PassiveDynamics:
+    """Ranges [low, high] that a real joint's passive dynamics fall in, randomised per env and joint in training.
+
+    A motor's viscous damping, Coulomb friction and reflected rotor inertia are what a real robot differs in most
+    from its MJCF; each range should come from motor data or the field's practice (say where in the robot folder).
+    """
+
+    damping: tuple[float, float]  # viscous damping [N m s / rad]
+    friction: tuple[float, float]  # Coulomb friction (MuJoCo frictionloss) [N m]
+    armature: tuple[float, float]  # reflected rotor inertia [kg m^2]
+
+
+@dataclass(frozen=True)
 class JointGroup:
     """Joints sharing one actuator model. ``pattern`` is a regex matched against joint names."""
 
@@ -20,6 +33,7 @@ class JointGroup:
     damping: float  # Kd [N m s / rad]
     effort_limit: float  # peak torque [N m]
     velocity_limit: float  # no-load speed [rad/s]; the DC-motor torque-speed curve reaches 0 torque here
+    passive: PassiveDynamics | None = None  # None: the model's own values, not randomised
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,13 @@ class RobotSpec:
             "effort_limit": [g.effort_limit for g in groups],
             "velocity_limit": [g.velocity_limit for g in groups],
         }
+
+    def passive_ranges(self) -> dict[str, list[list[float]]]:
+        """Per-joint passive-dynamics ranges in policy order (empty if a joint group has none)."""
+        groups = [self.group_of(j) for j in self.joint_names]
+        if any(g.passive is None for g in groups):
+            return {}
+        return {key: [list(getattr(g.passive, key)) for g in groups] for key in ("damping", "friction", "armature")}
 
 
 def _match_one(table: dict[str, float], name: str) -> float:

@@ -108,6 +108,9 @@ class CriticObsCfg(PolicyObsCfg):
     base_com = ObsTerm(func=mdp.body_com, params={"asset_cfg": SceneEntityCfg("robot")})
     gain_scale = ObsTerm(func=mdp.actuator_gain_scale)
     action_delay = ObsTerm(func=mdp.action_delay)
+    joint_dynamics = ObsTerm(
+        func=mdp.joint_passive_dynamics, params={"asset_cfg": SceneEntityCfg("robot", preserve_order=True)}
+    )
 
     enable_corruption = False  # the policy's terms without their noise
 
@@ -156,6 +159,11 @@ class EventsCfg:
             "damping_distribution_params": (0.8, 1.2),
             "operation": "scale",
         },
+    )
+    joint_dynamics = EventTerm(  # ranges from the robot spec's joint groups (apply_robot); None if it gives none
+        func=mdp.randomize_joint_passive_dynamics,
+        mode="startup",
+        params={"asset_cfg": SceneEntityCfg("robot", joint_names=".*", preserve_order=True), "ranges": {}},
     )
     # reset: where and how each episode starts
     reset_base = EventTerm(
@@ -247,6 +255,11 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         self.events.added_base_mass.params["asset_cfg"].body_names = base
         self.events.base_com.params["asset_cfg"].body_names = base
         self._point_feet_terms(feet)
+        if passive := spec.passive_ranges():
+            self.events.joint_dynamics.params["asset_cfg"].joint_names = list(spec.joint_names)
+            self.events.joint_dynamics.params["ranges"] = passive
+        else:  # nothing randomised: nothing privileged to observe
+            self.events.joint_dynamics = self.observations.critic.joint_dynamics = None
         undesired = [b for b in spec.undesired_contact_bodies if b != base]
         if undesired:
             self.rewards.undesired_contacts.params["sensor_cfg"].body_names = undesired
@@ -256,8 +269,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         for term in (self.actions.joint_pos,):
             term.joint_names = list(spec.joint_names)
         for group in (self.observations.policy, self.observations.critic):
-            for name in ("joint_pos", "joint_vel"):
-                getattr(group, name).params["asset_cfg"].joint_names = list(spec.joint_names)
+            for name in ("joint_pos", "joint_vel", "joint_dynamics"):
+                if (term := getattr(group, name, None)) is not None:
+                    term.params["asset_cfg"].joint_names = list(spec.joint_names)
 
     def _point_feet_terms(self, feet: list[str]) -> None:
         """Every reward term with a contact-sensor or body selection named ``feet_*`` acts on the spec's feet."""

@@ -11,6 +11,7 @@ from isaaclab_tasks.core.velocity.mdp import (  # noqa: F401
 
 from .actions import DelayedJointPositionAction, DelayedJointPositionActionCfg  # noqa: F401
 from .curriculums import command_ranges_vel  # noqa: F401
+from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .observations import (  # noqa: F401
     action_delay,
     actuator_gain_scale,
@@ -18,5 +19,6 @@ from .observations import (  # noqa: F401
     body_com,
     body_mass,
     contact_states,
+    joint_passive_dynamics,
     shape_friction,
 )

@@ -76,3 +76,10 @@ class shape_friction(ManagerTermBase):
 
     def __call__(self, env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")) -> torch.Tensor:
         return wp.to_torch(self._mu).mean(dim=1, keepdim=True).to(env.device)
+
+
+def joint_passive_dynamics(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")) -> torch.Tensor:
+    """Each selected joint's viscous damping, Coulomb friction and armature, as the physics has them."""
+    data = env.scene[asset_cfg.name].data
+    values = (data.joint_viscous_friction_coeff, data.joint_friction_coeff, data.joint_armature)
+    return torch.cat([v.torch[:, asset_cfg.joint_ids] for v in values], dim=1).to(env.device)

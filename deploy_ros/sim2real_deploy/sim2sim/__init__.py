@@ -11,20 +11,26 @@ Parts: ``config`` (schedule, perturbations, criteria), ``episode`` (one run of t
 Isaac Lab (tested): numpy, mujoco, onnxruntime, and matplotlib for the plot.
 """
 
-from sim2real_deploy.sim2sim.config import (
+from sim2real_deploy.gl_backend import default_headless_gl
+
+default_headless_gl()  # before anything imports mujoco: --video must render on a headless CPU machine
+
+from sim2real_deploy.sim2sim.config import (  # noqa: E402
     DEFAULT_SCHEDULE,
     RANDOMIZED,
+    RANDOMIZED_CONFIG,
     Randomization,
     Segment,
     Sim2SimConfig,
     Sim2SimError,
     Thresholds,
 )
-from sim2real_deploy.sim2sim.run import run_sim2sim
+from sim2real_deploy.sim2sim.run import run_sim2sim  # noqa: E402
 
 __all__ = [
     "DEFAULT_SCHEDULE",
     "RANDOMIZED",
+    "RANDOMIZED_CONFIG",
     "Randomization",
     "Segment",
     "Sim2SimConfig",

@@ -9,21 +9,54 @@ from typing import Any
 import numpy as np
 
 from sim2real_deploy.commands import BASE_VELOCITY
-from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.mujoco_robot import JOINT_DYNAMICS, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
-from sim2real_deploy.sim2sim.config import Randomization, Segment, Sim2SimConfig
+from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS
+from sim2real_deploy.sim2sim.config import Randomization, Segment, Sim2SimConfig, Sim2SimError
 
 
-def sample_perturbations(rand: Randomization, rng: np.random.Generator, duration: float) -> dict[str, Any]:
-    friction = float(rng.uniform(*rand.friction)) if rand.friction else None
-    latency = int(rng.integers(rand.latency_steps[0], rand.latency_steps[1] + 1))
+def sample_perturbations(rand: Randomization, rng: np.random.Generator, duration: float, robot: MujocoRobot) -> dict:
+    """One episode's perturbations (plain values, so the report can record them)."""
+    n = len(robot.dof_adr)
+
+    def uniform(bounds: tuple[float, float] | None, size: int | None = None, default: float = 0.0):
+        if bounds is None:
+            return default if size is None else np.full(size, default)
+        return float(rng.uniform(*bounds)) if size is None else rng.uniform(bounds[0], bounds[1], size)
+
     pushes = []
     if rand.push_interval_s:
         t = float(rng.uniform(*rand.push_interval_s))
         while t < duration:
             pushes.append((t, rng.uniform(-rand.push_velocity, rand.push_velocity, 2)))
             t += float(rng.uniform(*rand.push_interval_s))
-    return {"friction": friction, "latency_steps": latency, "pushes": pushes}
+    return {
+        "friction": uniform(rand.friction, default=None) if rand.friction else None,
+        "latency_physics_steps": round(uniform(rand.latency_s) / robot.model.opt.timestep),
+        "payload_kg": uniform(rand.payload_kg),
+        "kp_scale": uniform(rand.kp_scale, n, 1.0),
+        "kd_scale": uniform(rand.kd_scale, n, 1.0),
+        "joint_dynamics": _joint_dynamics(rand, rng, robot),
+        "pushes": pushes,
+    }
+
+
+_TRAINED_NAMES = dict(zip(JOINT_DYNAMICS, JOINT_DYNAMICS_KEYS, strict=True))  # MuJoCo name -> metadata name
+
+
+def _joint_dynamics(rand: Randomization, rng: np.random.Generator, robot: MujocoRobot) -> dict[str, np.ndarray]:
+    """Absolute per-joint passive dynamics: the trained ranges, or scales of the MJCF's values."""
+    if rand.joint_dynamics == "trained":
+        trained = robot.meta.trained_joint_dynamics
+        if trained is None:
+            raise Sim2SimError("joint_dynamics='trained': the policy's metadata records no joint-dynamics ranges")
+        ranges = {key: np.asarray(trained[_TRAINED_NAMES[key]]) for key in JOINT_DYNAMICS}
+        return {key: rng.uniform(r[:, 0], r[:, 1]) for key, r in ranges.items()}
+    if rand.joint_dynamics != "scale":
+        raise Sim2SimError(f"joint_dynamics must be 'scale' or 'trained', not {rand.joint_dynamics!r}")
+    scales = dict(zip(JOINT_DYNAMICS, (rand.joint_damping, rand.joint_friction, rand.joint_armature), strict=True))
+    n = len(robot.dof_adr)
+    return {key: robot.nominal_joint_dynamics[key] * rng.uniform(*b, n) for key, b in scales.items() if b is not None}
 
 
 def command_at(schedule: Sequence[Segment], t: float) -> np.ndarray:
@@ -47,13 +80,15 @@ def run_episode(
     """Run the schedule once; return the trace (per control step) and the episode's summary."""
     meta, observe = robot.meta, ObservationBuilder.from_metadata(robot.meta)
     command_index = BASE_VELOCITY.index(meta.command_names)
+    robot.set_dynamics(perturb["payload_kg"], perturb["kp_scale"], perturb["kd_scale"], perturb["joint_dynamics"])
     robot.reset(base_height, perturb["friction"])
-    dt = meta.control_dt
+    dt, decimation = meta.control_dt, robot.decimation
     n_steps = round(sum(s.duration for s in cfg.schedule) / dt)
     last_action = np.zeros(meta.num_joints)
-    queue = deque([last_action] * perturb["latency_steps"])  # actions in flight (latency)
+    # targets in flight, one per physics step: a new target reaches the motors latency_physics_steps after it is sent
+    in_flight = deque([meta.targets_from_actions(last_action)] * (perturb["latency_physics_steps"] + 1))
     pushes = list(perturb["pushes"])
-    trace: dict[str, list] = {"t": [], "command": [], "measured": [], "height": []}
+    trace: dict[str, list] = {"t": [], "command": [], "measured": [], "height": [], "xy": [], "yaw": [], "tilt": []}
     fell_at, fall_reason = None, None
     for k in range(n_steps):
         t = k * dt
@@ -62,13 +97,19 @@ def run_episode(
         command = command_at(cfg.schedule, t)
         obs = observe(robot.state(), command[command_index], last_action)
         action = meta.clip_action(np.asarray(policy(obs), dtype=np.float64))
-        queue.append(action)
-        robot.step(meta.targets_from_actions(queue.popleft()))
+        target = meta.targets_from_actions(action)
+        for _ in range(decimation):
+            in_flight.append(target)
+            in_flight.popleft()
+            robot.physics_step(in_flight[0])
         last_action = action  # the observation term is the latest (clipped) network output, delayed or not
         trace["t"].append(t + dt)
         trace["command"].append(command)
         trace["measured"].append(robot.measured_velocity())
         trace["height"].append(robot.base_height)
+        trace["xy"].append(robot.data.qpos[robot.base_qpos : robot.base_qpos + 2].copy())
+        trace["yaw"].append(robot.yaw())
+        trace["tilt"].append(robot.tilt())
         if on_control_step is not None:
             on_control_step(k)
         fall_reason = _fall_reason(robot, cfg)

@@ -34,16 +34,15 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
     recorder = VideoRecorder(robot, cfg.video) if cfg.video else None
     episodes = []
     for i in range(cfg.episodes):
-        perturb = sample_perturbations(cfg.randomization, np.random.default_rng([cfg.seed, i]), duration)
+        perturb = sample_perturbations(cfg.randomization, np.random.default_rng([cfg.seed, i]), duration, robot)
         episode = run_episode(policy, robot, cfg, perturb, height, recorder if i == 0 else None)
         episode.update(
             segments=segment_metrics(episode["trace"], cfg.schedule, cfg.transition_s),
-            friction=perturb["friction"],
-            latency_steps=perturb["latency_steps"],
-            pushes=[{"t": round(t, 3), "delta_v": dv.round(3).tolist()} for t, dv in perturb["pushes"]],
+            perturbations=_plain(perturb),
         )
         episodes.append(episode)
-    failed, skipped = evaluate(episodes, cfg)
+    robot.set_dynamics()
+    failed, segments, survival = evaluate(episodes, cfg)
     report = {
         "policy": str(policy_path),
         "task_id": meta.raw["task_id"],
@@ -55,10 +54,26 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
         "init_base_height": height,
         "passed": not failed,
         "failed": failed,
-        "skipped_criteria": skipped,
+        "survival_rate": survival,
+        "segments": segments,
         "warnings": range_warnings(meta, cfg.schedule),
         "config": asdict(cfg),
         "episodes": [{k: v for k, v in ep.items() if k != "trace"} for ep in episodes],
     }
     write_outputs(report, episodes, cfg, recorder)
     return report
+
+
+def _plain(perturb: dict[str, Any]) -> dict[str, Any]:
+    """The perturbations as JSON-ready values, rounded for reading."""
+    out: dict[str, Any] = {}
+    for key, value in perturb.items():
+        if key == "pushes":
+            out[key] = [{"t": round(t, 3), "delta_v": dv.round(3).tolist()} for t, dv in value]
+        elif key == "joint_dynamics":
+            out[key] = {k: np.round(v, 4).tolist() for k, v in value.items()}
+        elif isinstance(value, np.ndarray):
+            out[key] = np.round(value, 4).tolist()
+        else:
+            out[key] = value if value is None or isinstance(value, int) else round(float(value), 4)
+    return out

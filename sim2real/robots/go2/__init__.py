@@ -1,8 +1,10 @@
 """Unitree Go2 quadruped (MJCF from unitreerobotics/unitree_mujoco, BSD-3-Clause)."""
 
-from sim2real.robots.spec import JointGroup, RobotSpec, task_entry_points
+from sim2real.robots.spec import JointGroup, PassiveDynamics, RobotSpec, task_entry_points
 
 _LEGS = ("FL", "FR", "RL", "RR")
+# Passive joint dynamics: the MJCF's 0.1 / 0.2 / 0.01 inside each range (sources in docs/domain_randomization.md)
+_PASSIVE = PassiveDynamics(damping=(0.05, 0.5), friction=(0.0, 0.4), armature=(0.005, 0.02))
 
 SPEC = RobotSpec(
     name="go2",
@@ -20,8 +22,17 @@ SPEC = RobotSpec(
     # PD gains of Isaac Lab's and unitree_rl_gym's Go2 (Kp 25, Kd 0.5); effort limits from the MJCF motors
     # (23.7 / 45.43 N m); no-load speeds from Unitree's Go2 motor data (30.1 / 15.7 rad/s).
     joint_groups=(
-        JointGroup(".*_(hip|thigh)_joint", stiffness=25.0, damping=0.5, effort_limit=23.7, velocity_limit=30.1),
-        JointGroup(".*_calf_joint", stiffness=25.0, damping=0.5, effort_limit=45.43, velocity_limit=15.7),
+        JointGroup(
+            ".*_(hip|thigh)_joint",
+            stiffness=25.0,
+            damping=0.5,
+            effort_limit=23.7,
+            velocity_limit=30.1,
+            passive=_PASSIVE,
+        ),
+        JointGroup(
+            ".*_calf_joint", stiffness=25.0, damping=0.5, effort_limit=45.43, velocity_limit=15.7, passive=_PASSIVE
+        ),
     ),
     base_body="base_link",
     foot_bodies=tuple(f"{leg}_calf" for leg in _LEGS),

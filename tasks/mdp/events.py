@@ -1,0 +1,42 @@
+"""Randomisation events sim2real adds to Isaac Lab's: the passive dynamics of every joint."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+from isaaclab.managers import SceneEntityCfg
+
+if TYPE_CHECKING:
+    from isaaclab.envs import ManagerBasedEnv
+
+PASSIVE_KEYS = ("damping", "friction", "armature")
+
+
+def randomize_joint_passive_dynamics(
+    env: ManagerBasedEnv,
+    env_ids: torch.Tensor | None,
+    asset_cfg: SceneEntityCfg,
+    ranges: dict[str, list[list[float]]],
+) -> None:
+    """Viscous damping, Coulomb friction and armature of each selected joint, uniform in its own [low, high] range.
+
+    ``ranges`` maps each of :data:`PASSIVE_KEYS` to one [low, high] per selected joint (absolute values; the MJCF's
+    nominal value should lie inside). Sampled independently per env and joint: real motors differ one by one.
+    """
+    asset = env.scene[asset_cfg.name]
+    if env_ids is None:
+        env_ids = torch.arange(env.scene.num_envs, device=env.device)
+    joint_ids = asset_cfg.joint_ids
+    sample = {}
+    for key in PASSIVE_KEYS:
+        bounds = torch.as_tensor(ranges[key], dtype=torch.float32, device=env.device)  # (joints, 2)
+        u = torch.rand(len(env_ids), bounds.shape[0], device=env.device)
+        sample[key] = bounds[:, 0] + u * (bounds[:, 1] - bounds[:, 0])
+    asset.write_joint_viscous_friction_coefficient_to_sim_index(
+        joint_viscous_friction_coeff=sample["damping"], joint_ids=joint_ids, env_ids=env_ids
+    )
+    asset.write_joint_friction_coefficient_to_sim_index(
+        joint_friction_coeff=sample["friction"], joint_ids=joint_ids, env_ids=env_ids
+    )
+    asset.write_joint_armature_to_sim_index(armature=sample["armature"], joint_ids=joint_ids, env_ids=env_ids)
