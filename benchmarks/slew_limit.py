@@ -4,7 +4,7 @@ Runs the policy through sim-to-sim's default schedule in native MuJoCo (no ROS, 
 1. the rate of its joint targets per joint group (median, p99, p99.9, max) over one default and two randomised
    episodes, next to the motors' no-load speed;
 2. for each slew limit given as a fraction of the no-load speed (the node's ``target_rate_fraction``), whether the
-   default and the randomised check (3 episodes) still pass with the targets slew-limited as the node does.
+   default and the randomised check (20 episodes) still pass with the targets slew-limited as the node does.
 
     .venv/bin/python benchmarks/slew_limit.py assets/policies/go2_flat/policy.onnx --fractions 1.0 0.5 0.33 0.25
 """
@@ -13,45 +13,44 @@ from __future__ import annotations
 
 import argparse
 import re
+from dataclasses import replace
 
 import numpy as np
 
 from sim2real_deploy.mujoco_robot import MujocoRobot
 from sim2real_deploy.policy_file import OnnxPolicy
-from sim2real_deploy.sim2sim import RANDOMIZED, Randomization, Sim2SimConfig
+from sim2real_deploy.sim2sim import RANDOMIZED, RANDOMIZED_CONFIG, Randomization, Sim2SimConfig, Thresholds
+from sim2real_deploy.sim2sim.config import RANDOMIZED_EPISODES
 from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
 from sim2real_deploy.sim2sim.verdict import evaluate, segment_metrics
 
 
-class SlewLimitedRobot:
-    """A MujocoRobot whose control-step targets move at most ``max_step`` per tick, as policy_node clamps them."""
+class SlewLimit:
+    """Control-step targets moved at most ``max_step`` per tick, as policy_node clamps them; records every target."""
 
-    def __init__(self, robot: MujocoRobot, max_step: np.ndarray | None):
-        self.robot, self.max_step, self.previous, self.targets = robot, max_step, None, []
+    def __init__(self, max_step: np.ndarray | None):
+        self.max_step, self.previous, self.targets = max_step, None, []
 
-    def __getattr__(self, name):
-        return getattr(self.robot, name)
-
-    def reset(self, *args, **kwargs) -> None:
-        self.previous = None
-        self.robot.reset(*args, **kwargs)
-
-    def step(self, target: np.ndarray) -> None:
+    def __call__(self, target: np.ndarray) -> np.ndarray:
         if self.max_step is not None and self.previous is not None:
             target = np.clip(target, self.previous - self.max_step, self.previous + self.max_step)
         self.previous = target
         self.targets.append(target)
-        self.robot.step(target)
+        return target
 
 
-def episodes(policy: OnnxPolicy, robot: SlewLimitedRobot, rand: Randomization, count: int, cfg: Sim2SimConfig):
-    out = []
+def episodes(policy: OnnxPolicy, robot: MujocoRobot, rand: Randomization, count: int, cfg: Sim2SimConfig, limit):
+    """``count`` episodes, each with a fresh slew limiter from ``limit()``; returns (episodes, every target)."""
+    out, targets = [], []
+    duration = sum(s.duration for s in cfg.schedule)
     for i in range(count):
-        perturb = sample_perturbations(rand, np.random.default_rng([cfg.seed, i]), 20.0)
-        episode = run_episode(policy, robot, cfg, perturb, robot.standing_height())
+        perturb = sample_perturbations(rand, np.random.default_rng([cfg.seed, i]), duration, robot)
+        slew = limit()
+        episode = run_episode(policy, robot, cfg, perturb, robot.standing_height(), target_filter=slew)
         episode["segments"] = segment_metrics(episode["trace"], cfg.schedule, cfg.transition_s)
         out.append(episode)
-    return out
+        targets += slew.targets
+    return out, np.array(targets)
 
 
 def main() -> None:
@@ -63,10 +62,10 @@ def main() -> None:
     meta, cfg = policy.metadata, Sim2SimConfig()
     vmax, dt = meta.joint_array("velocity_limit"), meta.control_dt
 
-    free = SlewLimitedRobot(MujocoRobot.from_metadata(meta), None)
-    episodes(policy, free, Randomization(), 1, cfg)
-    episodes(policy, free, RANDOMIZED, 2, cfg)
-    rates = np.abs(np.diff(np.array(free.targets), axis=0)) / dt
+    robot = MujocoRobot.from_metadata(meta)
+    _, nominal = episodes(policy, robot, Randomization(), 1, cfg, lambda: SlewLimit(None))
+    _, randomised = episodes(policy, robot, RANDOMIZED, 2, cfg, lambda: SlewLimit(None))
+    rates = np.concatenate([np.abs(np.diff(t, axis=0)) / dt for t in (nominal, randomised)])
     print("target rate [rad/s] by joint group: p50 / p99 / p99.9 / max (no-load speed)")
     for group in sorted({re.sub(r"^[A-Z]+_|^(left|right)_", "", n) for n in meta.joint_names}):
         idx = [i for i, n in enumerate(meta.joint_names) if n.endswith(group)]
@@ -75,9 +74,11 @@ def main() -> None:
         print(f"  {group:<16} {p50:6.2f} / {p99:6.2f} / {p999:6.2f} / {r.max():6.2f}  ({vmax[idx[0]]:.2f})")
 
     for fraction in args.fractions:
-        robot = SlewLimitedRobot(MujocoRobot.from_metadata(meta), fraction * vmax * dt)
-        for label, rand, count in (("default", Randomization(), 1), ("randomised", RANDOMIZED, 3)):
-            failed, _ = evaluate(episodes(policy, robot, rand, count, cfg), cfg)
+        for label, rand, count in (("default", Randomization(), 1), ("randomised", RANDOMIZED, RANDOMIZED_EPISODES)):
+            step = fraction * vmax * dt
+            run = episodes(policy, robot, rand, count, cfg, lambda step=step: SlewLimit(step))[0]
+            th = Thresholds() if count == 1 else RANDOMIZED_CONFIG.thresholds
+            failed = evaluate(run, replace(cfg, thresholds=th))[0]
             print(f"slew {fraction:.2f} x no-load speed, {label:<10}: {'PASS' if not failed else 'FAIL ' + failed[0]}")
 
 

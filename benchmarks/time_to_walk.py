@@ -1,12 +1,14 @@
-"""Time to walk: the first checkpoint of a training run that passes the native-MuJoCo sim-to-sim check, and the
-wall-clock it took from the start of ``sim2real train`` (start-up included) to that checkpoint being written.
+"""Time to walk: the first checkpoint of a training run that passes the full native-MuJoCo sim-to-sim check, and
+the wall-clock it took from the start of ``sim2real train`` (start-up included) to that checkpoint being written.
 
-Each checkpoint is exported as a robot gets it (deterministic actor, ONNX) and run through ``sim2real sim2sim``'s
-default schedule, oldest first; the scan stops at the first pass unless ``--all`` is given. Run it on a folder of
-one uninterrupted training run (a resumed run's file times do not measure training time).
+The full check is ``sim2real sim2sim``'s default schedule (every commanded axis and standing still, nominal
+physics) and then, if that passes, its randomised mode (``--randomize``: 20 episodes of combined disturbances,
+>= 95 % survival). Each checkpoint is exported as a robot gets it (deterministic actor, ONNX), oldest first; the
+scan of a run stops at its first pass unless ``--all`` is given. Give one folder per seed of uninterrupted runs
+(a resumed run's file times do not measure training time); the summary is a table seed by seed.
 
-    .venv/bin/sim2real train          # the main job: Go2 flat, 256 envs, a checkpoint every 50 iterations
-    .venv/bin/python benchmarks/time_to_walk.py logs/go2_flat/<run> --every 100 --all \
+    .venv/bin/sim2real train seed=1   # the main job: Go2 flat, 256 envs, a checkpoint every 50 iterations
+    .venv/bin/python benchmarks/time_to_walk.py logs/go2_flat/<run seed 1> <run seed 2> ... --every 100 \
         --out docs/time_to_walk.json --plot docs/time_to_walk.png
 """
 
@@ -18,8 +20,11 @@ import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+
+from sim2real_deploy.sim2sim.config import AXES
 
 
 def checkpoints(run_dir: Path, every: int) -> list[tuple[int, Path]]:
@@ -39,24 +44,37 @@ def minutes_since_start(run_dir: Path, checkpoint: Path) -> float:
 
 
 def check(checkpoint: Path, work: Path) -> dict:
-    """Export ``checkpoint`` in a subprocess (one Isaac Lab simulation per process), then run sim2sim on the file."""
-    from sim2real_deploy.sim2sim import Sim2SimConfig, run_sim2sim
+    """Export ``checkpoint`` in a subprocess (one Isaac Lab simulation per process), then run the full check."""
+    from sim2real_deploy.sim2sim import RANDOMIZED_CONFIG, Sim2SimConfig, run_sim2sim
 
     onnx = work / checkpoint.stem / "policy.onnx"
     export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
     subprocess.run(export, check=True, capture_output=True, text=True)
-    report = run_sim2sim(onnx, Sim2SimConfig(out_dir=str(onnx.parent / "sim2sim")))
-    # a segment after a fall has no samples and no errors: None
-    segments = report["episodes"][0]["segments"]
-    errors = {
-        metric: {m["name"]: round(m[metric], 3) if m["samples"] else None for m in segments}
-        for metric in ("lin_vel_err_mean", "lin_x_err_mean", "yaw_rate_err_mean")
-    }
-    return {"passed": report["passed"], "failed": report["failed"], **errors}
+    nominal = run_sim2sim(onnx, Sim2SimConfig(out_dir=str(onnx.parent / "sim2sim")))
+    row = {"policy": str(onnx), "nominal_passed": nominal["passed"], "nominal_failed": nominal["failed"]}
+    row["tracking_ratio"] = tracking_ratios(nominal)
+    if nominal["passed"]:
+        randomised = run_sim2sim(onnx, replace(RANDOMIZED_CONFIG, out_dir=str(onnx.parent / "sim2sim_randomized")))
+        row |= {"randomized_survival": randomised["survival_rate"], "randomized_failed": randomised["failed"]}
+    row["passed"] = nominal["passed"] and not row.get("randomized_failed", ["not run"])
+    return row
 
 
-def plot(run_dir: Path, results: list[dict], out: Path, limit_min: float = 30.0) -> None:
-    """Mean episode reward against wall-clock since the run started, each checked checkpoint marked pass/fail."""
+def tracking_ratios(report: dict) -> dict[str, float | None]:
+    """Measured / commanded velocity on each moving segment's main axis (None after a fall)."""
+    ratios = {}
+    for row in report["segments"]:
+        command = row["command"]
+        if any(command):
+            axis = max(range(3), key=lambda a: abs(command[a]))
+            ratios[row["name"]] = (
+                round(row["measured_mean"][AXES[axis]] / command[axis], 2) if row["episodes"] else None
+            )
+    return ratios
+
+
+def plot(runs: list[dict], out: Path, limit_min: float = 30.0) -> None:
+    """Mean episode reward against wall-clock since each run started, every checked checkpoint marked pass/fail."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -64,28 +82,23 @@ def plot(run_dir: Path, results: list[dict], out: Path, limit_min: float = 30.0)
 
     from sim2real.curves import read_scalars
 
-    _, seconds, rewards = read_scalars(run_dir, "Train/mean_reward", since=started_at(run_dir))
-    minutes = [s / 60 for s in seconds]
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    ax.plot(minutes, rewards, color="0.4", lw=1, label="mean episode reward (training)")
-    for passed, colour, label in ((True, "tab:green", "checkpoint passes sim2sim"), (False, "tab:red", "fails")):
-        rows = [r for r in results if r["passed"] == passed]
-        reward_at = [rewards[min(range(len(minutes)), key=lambda i: abs(minutes[i] - r["minutes"]))] for r in rows]
-        ax.scatter([r["minutes"] for r in rows], reward_at, color=colour, zorder=3, label=label)
-    first = next((r for r in results if r["passed"]), None)
-    if first:
-        ax.axvline(first["minutes"], color="tab:green", ls="--", lw=1)
-        ax.annotate(
-            f"first pass: iteration {first['iteration']}, {first['minutes']} min",
-            (first["minutes"], 0),
-            xytext=(5, 5),
-            textcoords="offset points",
-            color="tab:green",
-        )
+    for k, entry in enumerate(runs):
+        run_dir, results = Path(entry["run"]), entry["checked"]
+        _, seconds, rewards = read_scalars(run_dir, "Train/mean_reward", since=started_at(run_dir))
+        minutes = [s / 60 for s in seconds]
+        ax.plot(minutes, rewards, color=f"C{k}", lw=1, alpha=0.7, label=f"seed {entry['seed']}: mean episode reward")
+        for r in results:
+            reward = rewards[min(range(len(minutes)), key=lambda i: abs(minutes[i] - r["minutes"]))]
+            ax.scatter(r["minutes"], reward, color="tab:green" if r["passed"] else "tab:red", zorder=3, s=18)
+        if first := entry["first_pass"]:
+            ax.axvline(first["minutes"], color=f"C{k}", ls="--", lw=1)
+    ax.scatter([], [], color="tab:green", label="checkpoint passes the full check")
+    ax.scatter([], [], color="tab:red", label="fails")
     ax.axvline(limit_min, color="0.6", ls=":", lw=1)
     ax.set_xlabel("wall-clock since `sim2real train` started [min]")
     ax.set_ylabel("mean episode reward")
-    ax.legend(loc="upper left")
+    ax.legend(loc="upper left", fontsize="small")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -93,36 +106,59 @@ def plot(run_dir: Path, results: list[dict], out: Path, limit_min: float = 30.0)
     plt.close(fig)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", type=Path, help="training run folder")
-    parser.add_argument("--every", type=int, default=25, help="check every N-th iteration's checkpoint")
-    parser.add_argument("--all", action="store_true", help="check every checkpoint, not only up to the first pass")
-    parser.add_argument("--out", type=Path, help="write the results as JSON here")
-    parser.add_argument("--plot", type=Path, help="draw the reward curve with each checked checkpoint here (PNG)")
-    args = parser.parse_args()
-
+def scan(run: Path, every: int, scan_all: bool, keep: Path | None) -> list[dict]:
     results = []
-    with tempfile.TemporaryDirectory() as work:
-        for iteration, path in checkpoints(args.run, args.every):
-            row = {"iteration": iteration, "minutes": round(minutes_since_start(args.run, path), 1)}
-            row |= check(path, Path(work))
+    with tempfile.TemporaryDirectory() as tmp:
+        work = keep / run.name if keep else Path(tmp)
+        for iteration, path in checkpoints(run, every):
+            row = {"iteration": iteration, "minutes": round(minutes_since_start(run, path), 1)}
+            row |= check(path, work)
             results.append(row)
+            verdict = "PASS" if row["passed"] else ("nominal only" if row["nominal_passed"] else "fail")
+            survival = row.get("randomized_survival")
             print(
-                f"iteration {iteration:5d}  {row['minutes']:6.1f} min  {'PASS' if row['passed'] else 'fail'}  "
-                f"{row['lin_vel_err_mean']}",
+                f"{run.name} iteration {iteration:5d} {row['minutes']:6.1f} min  {verdict:<12}"
+                f"{'' if survival is None else f' randomised survival {survival:.0%}'}  {row['tracking_ratio']}",
                 flush=True,
             )
-            if row["passed"] and not args.all:
+            if row["passed"] and not scan_all:
                 break
-    first = next((r for r in results if r["passed"]), None)
-    summary = {"run": str(args.run), "first_pass": first, "checked": results}
-    print(f"first passing checkpoint: {first['iteration']} after {first['minutes']} min" if first else "no pass")
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", type=Path, nargs="+", help="training run folders (one per seed)")
+    parser.add_argument("--every", type=int, default=100, help="check every N-th iteration's checkpoint")
+    parser.add_argument("--all", action="store_true", help="check every checkpoint, not only up to the first pass")
+    parser.add_argument("--keep", type=Path, help="keep the exported policies and reports under this folder")
+    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument("--plot", type=Path, help="draw the reward curves with each checked checkpoint here (PNG)")
+    args = parser.parse_args()
+
+    runs = []
+    for run in args.runs:
+        results = scan(run, args.every, args.all, args.keep)
+        first = next((r for r in results if r["passed"]), None)
+        seed = json.loads((run / "run.json").read_text()).get("settings", {}).get("seed")
+        runs.append({"run": str(run), "seed": seed, "first_pass": first, "checked": results})
+    print("\n| seed | first full pass | minutes | randomised survival |\n|---:|---:|---:|---:|")
+    for r in runs:
+        f = r["first_pass"]
+        cells = (f["iteration"], f["minutes"], f"{f['randomized_survival']:.0%}") if f else ("none", "-", "-")
+        print(f"| {r['seed']} | {' | '.join(map(str, cells))} |")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(summary, indent=2) + "\n")
+        args.out.write_text(json.dumps({"machine": machine(), "runs": runs}, indent=2) + "\n")
     if args.plot:
-        plot(args.run, results, args.plot)
+        plot(runs, args.plot)
+
+
+def machine() -> str:
+    import os
+    import platform
+
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} logical cores"
 
 
 if __name__ == "__main__":

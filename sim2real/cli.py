@@ -20,6 +20,8 @@ overrides (Hydra syntax, any env or agent field):
   device=cuda:0                    env AND learner device (default cpu)
   physics=newton_cpu               physics preset: native_mujoco_cpu (CPU default), newton_cpu,
                                    newton_gpu (GPU default)
+  cone=pyramidal                   friction cone: mjcf (default: the robot MJCF's, as sim2sim and the
+                                   ROS bridge simulate it), elliptic or pyramidal (cheaper, docs/cone.md)
   agent.minibatch_size=384         fix the minibatch size instead of the count (scales with num_envs)
   seed=7  run_name=myrun           seed (set before env creation) and run-folder suffix
   env.events.push_robot=null       disable a term (randomisation, reward, ...)

@@ -16,7 +16,8 @@ from typing import Any
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 # Top-level settings, not part of the env or agent configs. ``device`` drives the env AND the learner.
-SETTINGS_DEFAULTS: dict[str, Any] = {"device": "cpu", "seed": 42, "physics": None, "run_name": ""}
+SETTINGS_DEFAULTS: dict[str, Any] = {"device": "cpu", "seed": 42, "physics": None, "cone": "mjcf", "run_name": ""}
+CONES = ("mjcf", "elliptic", "pyramidal")  # ``cone``: the robot MJCF's friction cone and impratio, or one forced
 
 
 class ConfigError(ValueError):
@@ -64,7 +65,9 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
         raise ConfigError(f"unknown physics preset {physics!r}. Valid presets: {', '.join(PHYSICS_PRESETS)}")
     settings["physics"] = physics
     env_cfg.sim.physics = PHYSICS_PRESETS[physics]()
-    _match_robot_friction(env_cfg)
+    if settings["cone"] not in CONES:
+        raise ConfigError(f"cone must be one of {', '.join(CONES)}, got {settings['cone']!r}")
+    _match_robot_friction(env_cfg, settings["cone"])
     if callable(finalize := getattr(env_cfg, "finalize", None)):
         finalize()  # what a task derives from overridable fields and the preset (rough: the policy's height scan)
     size, rank, local_rank = world()
@@ -78,15 +81,18 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
     return RunConfig(task, env_cfg, agent_cfg, settings)
 
 
-def _match_robot_friction(env_cfg: Any) -> None:
-    """Every preset simulates the robot's contacts with its MJCF's friction cone and impratio."""
+def _match_robot_friction(env_cfg: Any, cone: str) -> None:
+    """Every preset simulates the robot's contacts with its MJCF's friction cone and impratio (``cone=mjcf``), unless
+    ``cone`` forces one (with the preset's impratio): the cheaper pyramidal cone for a speed comparison."""
     from sim2real.robots import ROBOTS
     from sim2real.robots.isaaclab import mjcf_friction_model
 
-    robot = getattr(env_cfg, "robot", None)
-    if isinstance(robot, str) and robot in ROBOTS:
+    solver, robot = env_cfg.sim.physics.solver_cfg, getattr(env_cfg, "robot", None)
+    if cone != "mjcf":
+        solver.cone = cone
+    elif isinstance(robot, str) and robot in ROBOTS:
         for key, value in mjcf_friction_model(ROBOTS[robot]).items():
-            setattr(env_cfg.sim.physics.solver_cfg, key, value)
+            setattr(solver, key, value)
 
 
 def _resolve_minibatches(agent_cfg: Any, num_envs: int) -> None:

@@ -99,7 +99,7 @@ def export_run(run_path: str, out: Path | None = None, force: bool = False) -> d
     info = read_run_info(run_dir)
     # one CPU env is enough to rebuild the actor
     run = load_task(
-        info["task"], [*recorded_overrides(info, ("physics", "seed")), "device=cpu", "env.scene.num_envs=1"]
+        info["task"], [*recorded_overrides(info, ("physics", "cone", "seed")), "device=cpu", "env.scene.num_envs=1"]
     )
     interface = run_interface(run_dir, task_interface(info["task"], run.env, run.agent.clip_actions), force)
     randomization = run_randomization(run_dir, run.env, run.settings["physics"])

@@ -18,7 +18,7 @@ def play(run_path: str, overrides: list[str], num_envs: int = 16, episodes: int 
     run = load_task(
         info["task"],
         [
-            *recorded_overrides(info, ("device", "physics", "seed")),
+            *recorded_overrides(info, ("device", "physics", "cone", "seed")),
             f"env.scene.num_envs={num_envs}",
             "env.events.push_robot=null",
             *overrides,

@@ -76,8 +76,10 @@ def run_episode(
     perturb: dict[str, Any],
     base_height: float,
     on_control_step: Callable[[int], None] | None = None,
+    target_filter: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> dict[str, Any]:
-    """Run the schedule once; return the trace (per control step) and the episode's summary."""
+    """Run the schedule once; return the trace (per control step) and the episode's summary. ``target_filter``
+    may reshape each control step's joint targets on their way to the motors (a node's slew limit)."""
     meta, observe = robot.meta, ObservationBuilder.from_metadata(robot.meta)
     command_index = BASE_VELOCITY.index(meta.command_names)
     robot.set_dynamics(perturb["payload_kg"], perturb["kp_scale"], perturb["kd_scale"], perturb["joint_dynamics"])
@@ -98,6 +100,8 @@ def run_episode(
         obs = observe(robot.state(), command[command_index], last_action)
         action = meta.clip_action(np.asarray(policy(obs), dtype=np.float64))
         target = meta.targets_from_actions(action)
+        if target_filter is not None:
+            target = target_filter(target)
         for _ in range(decimation):
             in_flight.append(target)
             in_flight.popleft()
