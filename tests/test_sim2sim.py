@@ -207,7 +207,7 @@ def test_perturbations_reach_the_physics_and_are_undone(stand_policy):
     assert robot.model.body_mass[robot.base_body] == pytest.approx(mass + 2.5)
     np.testing.assert_allclose(robot.actuator.kp, 0.8 * kp)
     np.testing.assert_allclose(robot.model.dof_damping[robot.dof_adr], damping)
-    np.testing.assert_allclose(robot.model.dof_frictionloss[robot.dof_adr], nominal["frictionloss"])
+    np.testing.assert_allclose(robot.model.dof_frictionloss[robot.dof_adr], nominal["friction"])
     robot.set_dynamics()
     assert robot.model.body_mass[robot.base_body] == pytest.approx(mass)
     np.testing.assert_allclose(robot.model.dof_damping[robot.dof_adr], nominal["damping"])
@@ -253,7 +253,7 @@ def test_trained_joint_dynamics_come_from_the_metadata(files):
     robot = MujocoRobot.from_metadata(read_metadata(recorded))
     rand = Randomization(joint_dynamics="trained")
     sample = sample_perturbations(rand, np.random.default_rng(1), 1.0, robot)["joint_dynamics"]
-    for key in ("damping", "frictionloss", "armature"):
+    for key in ("damping", "friction", "armature"):
         assert np.all((sample[key] >= 0.3) & (sample[key] <= 0.4)) and len(set(sample[key])) == 12
     bare = MujocoRobot.from_metadata(read_metadata(constant_policy(files / "bare.onnx")))
     with pytest.raises(Sim2SimError, match="records no joint-dynamics ranges"):

@@ -17,6 +17,9 @@ from conftest import run_cli
 
 from sim2real import REPO_ROOT
 from sim2real.config import task_ids
+from sim2real.robots import ROBOTS
+from sim2real.robots.isaaclab import mjcf_friction_model
+from sim2real_deploy.policy_file import read_metadata
 from sim2real_deploy.sim2sim import Segment, Sim2SimConfig, Sim2SimError, run_sim2sim
 
 ROS_PYTHON = REPO_ROOT / ".venv-ros" / "bin" / "python"
@@ -62,6 +65,14 @@ def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
     assert exported.returncode == 0, exported.stderr[-3000:]
     policy = run_dir / "exported" / "policy.onnx"
     recorded = json.loads((run_dir / "policy_interface.json").read_text())
+    spec = ROBOTS[recorded["robot"]["name"]]
+    trained = read_metadata(policy).domain_randomization  # what the run randomised, carried in the file
+    assert trained["physics"] | {"preset": None, "dt": None} == {
+        **mjcf_friction_model(spec),
+        "preset": None,
+        "dt": None,
+    }
+    assert trained["joint_dynamics"] == (spec.passive_ranges() or None)
 
     schedule = (Segment("stand", 2.0, (0.0, 0.0, 0.0)),)
     if recorded["robot"]["base"] == "floating":

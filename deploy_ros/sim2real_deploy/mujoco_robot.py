@@ -18,7 +18,7 @@ import numpy as np
 
 from sim2real_deploy.actuators import Actuator
 from sim2real_deploy.observations import RobotState
-from sim2real_deploy.policy_file import PolicyFileError, PolicyMetadata
+from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS, PolicyFileError, PolicyMetadata
 
 
 class RobotModelError(PolicyFileError):
@@ -112,7 +112,8 @@ def build_scene(mjcf: str | Path, physics_dt: float, joint_names: Sequence[str],
     return spec.compile()
 
 
-JOINT_DYNAMICS = ("damping", "frictionloss", "armature")  # MuJoCo's passive joint properties (dof_<key>)
+# passive joint properties, by the metadata's names (training.domain_randomization.joint_dynamics) -> MuJoCo's
+DOF_FIELDS = dict(zip(JOINT_DYNAMICS_KEYS, ("dof_damping", "dof_frictionloss", "dof_armature"), strict=True))
 
 
 class MujocoRobot:
@@ -129,7 +130,7 @@ class MujocoRobot:
         self.default_pos = meta.joint_array("default_joint_pos")
         self.limits = meta.joint_array("joint_pos_limits")
         self.nominal_friction = model.geom_friction[:, 0].copy()
-        self.nominal_joint_dynamics = {key: getattr(model, f"dof_{key}")[self.dof_adr].copy() for key in JOINT_DYNAMICS}
+        self.nominal_joint_dynamics = {key: getattr(model, f)[self.dof_adr].copy() for key, f in DOF_FIELDS.items()}
         self.nominal_base_mass = float(model.body_mass[self.base_body]) if self.base_body is not None else 0.0
         self.reset_counters()
 
@@ -213,12 +214,11 @@ class MujocoRobot:
         joint_dynamics: dict[str, np.ndarray] | None = None,
     ) -> None:
         """Perturb the physics from nominal: mass added to the base, actuator gains scaled per joint, and absolute
-        per-joint passive dynamics (``JOINT_DYNAMICS`` keys; missing ones nominal). No arguments: all nominal."""
+        per-joint passive dynamics (``DOF_FIELDS`` keys; missing ones nominal). No arguments: all nominal."""
         nominal = Actuator.from_metadata(self.meta)
         self.actuator.kp, self.actuator.kd = nominal.kp * kp_scale, nominal.kd * kd_scale
-        for key in JOINT_DYNAMICS:
-            value = (joint_dynamics or {}).get(key, self.nominal_joint_dynamics[key])
-            getattr(self.model, f"dof_{key}")[self.dof_adr] = value
+        for key, field in DOF_FIELDS.items():
+            getattr(self.model, field)[self.dof_adr] = (joint_dynamics or {}).get(key, self.nominal_joint_dynamics[key])
         if self.base_body is not None:
             self.model.body_mass[self.base_body] = self.nominal_base_mass + payload_kg
         mujoco.mj_setConst(self.model, self.data)

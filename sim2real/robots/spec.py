@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 
 from sim2real import ASSETS_DIR
+from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class RobotSpec:
         groups = [self.group_of(j) for j in self.joint_names]
         if any(g.passive is None for g in groups):
             return {}
-        return {key: [list(getattr(g.passive, key)) for g in groups] for key in ("damping", "friction", "armature")}
+        return {key: [list(getattr(g.passive, key)) for g in groups] for key in JOINT_DYNAMICS_KEYS}
 
 
 def _match_one(table: dict[str, float], name: str) -> float:

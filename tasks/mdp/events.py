@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import torch
 from isaaclab.managers import SceneEntityCfg
 
+from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS
+
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedEnv
-
-PASSIVE_KEYS = ("damping", "friction", "armature")
 
 
 def randomize_joint_passive_dynamics(
@@ -21,7 +21,7 @@ def randomize_joint_passive_dynamics(
 ) -> None:
     """Viscous damping, Coulomb friction and armature of each selected joint, uniform in its own [low, high] range.
 
-    ``ranges`` maps each of :data:`PASSIVE_KEYS` to one [low, high] per selected joint (absolute values; the MJCF's
+    ``ranges`` maps each of ``JOINT_DYNAMICS_KEYS`` to one [low, high] per selected joint (absolute values; the MJCF's
     nominal value should lie inside). Sampled independently per env and joint: real motors differ one by one.
     """
     asset = env.scene[asset_cfg.name]
@@ -29,7 +29,7 @@ def randomize_joint_passive_dynamics(
         env_ids = torch.arange(env.scene.num_envs, device=env.device)
     joint_ids = asset_cfg.joint_ids
     sample = {}
-    for key in PASSIVE_KEYS:
+    for key in JOINT_DYNAMICS_KEYS:
         bounds = torch.as_tensor(ranges[key], dtype=torch.float32, device=env.device)  # (joints, 2)
         u = torch.rand(len(env_ids), bounds.shape[0], device=env.device)
         sample[key] = bounds[:, 0] + u * (bounds[:, 1] - bounds[:, 0])

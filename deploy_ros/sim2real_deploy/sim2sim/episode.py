@@ -9,9 +9,8 @@ from typing import Any
 import numpy as np
 
 from sim2real_deploy.commands import BASE_VELOCITY
-from sim2real_deploy.mujoco_robot import JOINT_DYNAMICS, MujocoRobot
+from sim2real_deploy.mujoco_robot import DOF_FIELDS, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
-from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS
 from sim2real_deploy.sim2sim.config import Randomization, Segment, Sim2SimConfig, Sim2SimError
 
 
@@ -41,20 +40,16 @@ def sample_perturbations(rand: Randomization, rng: np.random.Generator, duration
     }
 
 
-_TRAINED_NAMES = dict(zip(JOINT_DYNAMICS, JOINT_DYNAMICS_KEYS, strict=True))  # MuJoCo name -> metadata name
-
-
 def _joint_dynamics(rand: Randomization, rng: np.random.Generator, robot: MujocoRobot) -> dict[str, np.ndarray]:
     """Absolute per-joint passive dynamics: the trained ranges, or scales of the MJCF's values."""
     if rand.joint_dynamics == "trained":
         trained = robot.meta.trained_joint_dynamics
         if trained is None:
             raise Sim2SimError("joint_dynamics='trained': the policy's metadata records no joint-dynamics ranges")
-        ranges = {key: np.asarray(trained[_TRAINED_NAMES[key]]) for key in JOINT_DYNAMICS}
-        return {key: rng.uniform(r[:, 0], r[:, 1]) for key, r in ranges.items()}
+        return {key: rng.uniform(r[:, 0], r[:, 1]) for key, r in trained.items()}
     if rand.joint_dynamics != "scale":
         raise Sim2SimError(f"joint_dynamics must be 'scale' or 'trained', not {rand.joint_dynamics!r}")
-    scales = dict(zip(JOINT_DYNAMICS, (rand.joint_damping, rand.joint_friction, rand.joint_armature), strict=True))
+    scales = dict(zip(DOF_FIELDS, (rand.joint_damping, rand.joint_friction, rand.joint_armature), strict=True))
     n = len(robot.dof_adr)
     return {key: robot.nominal_joint_dynamics[key] * rng.uniform(*b, n) for key, b in scales.items() if b is not None}
 
