@@ -5,6 +5,8 @@
 - ``newton_cpu``: MuJoCo-Warp on Warp's CPU device, the fastest setting that still stands the Go2 steadily with its
   feet on the ground (``benchmarks/physics_settings.py``, ``docs/physics_cpu.md``).
 - ``newton_gpu`` (GPU default): Isaac Lab's stock locomotion settings, for thousands of envs.
+
+Every preset's friction cone and impratio are then set from the robot's MJCF (``sim2real.config``, setting ``cone``).
 """
 
 from __future__ import annotations
@@ -47,23 +49,10 @@ def native_mujoco_cpu() -> NewtonCfg:
     )
 
 
-def native_mujoco_cpu_elliptic() -> NewtonCfg:
-    """``native_mujoco_cpu`` with the Go2 MJCF's own friction model (elliptic cone, impratio 100): slower, but what the
-    native-MuJoCo sim-to-sim check and the ROS bridge simulate; used to fine-tune policies for them."""
-    from sim2real.tasks.physics_native import NativeMuJoCoSolverCfg
-
-    return NewtonCfg(
-        solver_cfg=NativeMuJoCoSolverCfg(**{**_SOLVER, "cone": "elliptic", "impratio": 100.0}),
-        num_substeps=1,
-        default_shape_cfg=NewtonShapeCfg(**_SHAPES),
-    )
-
-
 PHYSICS_PRESETS = {
     "newton_cpu": newton_cpu,
     "newton_gpu": newton_gpu,
     "native_mujoco_cpu": native_mujoco_cpu,
-    "native_mujoco_cpu_elliptic": native_mujoco_cpu_elliptic,
 }
 
 

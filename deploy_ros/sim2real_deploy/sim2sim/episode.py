@@ -30,7 +30,7 @@ def sample_perturbations(rand: Randomization, rng: np.random.Generator, duration
             pushes.append((t, rng.uniform(-rand.push_velocity, rand.push_velocity, 2)))
             t += float(rng.uniform(*rand.push_interval_s))
     return {
-        "friction": uniform(rand.friction, default=None) if rand.friction else None,
+        "friction": uniform(rand.friction, default=None),
         "latency_physics_steps": round(uniform(rand.latency_s) / robot.model.opt.timestep),
         "payload_kg": uniform(rand.payload_kg),
         "kp_scale": uniform(rand.kp_scale, n, 1.0),
