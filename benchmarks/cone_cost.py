@@ -2,8 +2,8 @@
 
 For each setting the same policy runs the default sim-to-sim schedule from the same MJCF (only ``<option>``
 edited). Reports the physics time per step in that walking contact regime (one thread, mj_step only) and the
-verdict with the tracking ratio of every moving segment. Training uses the pyramidal cone unless its physics
-preset says otherwise; the robot's MJCF, the check and the ROS bridge use the elliptic cone.
+verdict with the tracking ratio of every moving segment. Training, the check and the ROS bridge all use the
+robot MJCF's cone (the Go2's: elliptic, impratio 100); ``cone=pyramidal`` trains with the cheaper one.
 
     .venv/bin/python benchmarks/cone_cost.py assets/policies/go2_flat/policy.onnx --out docs/cone_cost.json
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import tempfile
@@ -30,14 +31,16 @@ SETTINGS = (("elliptic", 100.0), ("elliptic", 1.0), ("pyramidal", 100.0), ("pyra
 
 def with_option(mjcf: Path, cone: str, impratio: float, folder: Path) -> Path:
     """A copy of the MJCF beside the original (its mesh paths stay valid) with only cone and impratio changed."""
-    text = re.sub(r"<option[^>]*/>", f'<option cone="{cone}" impratio="{impratio:g}" />', mjcf.read_text(), count=1)
+    text, found = re.subn(r"<option[^>]*/>", f'<option cone="{cone}" impratio="{impratio:g}" />', mjcf.read_text())
+    if found != 1:
+        raise SystemExit(f"{mjcf}: expected one self-closing <option/>, found {found}")
     path = mjcf.parent / f".{mjcf.stem}_{cone}_{impratio:g}_{folder.name}.xml"
     path.write_text(text)
     return path
 
 
-def physics_time(policy: Path, mjcf: Path) -> float:
-    """Mean mj_step time [us] over one run of the default schedule (the policy walking)."""
+def timed_check(policy: Path, mjcf: Path) -> tuple[dict, float]:
+    """The default check's report and its mean mj_step time [us] (the policy walking the schedule)."""
     total, count = 0.0, 0
     original = mujoco.mj_step
 
@@ -50,10 +53,10 @@ def physics_time(policy: Path, mjcf: Path) -> float:
 
     mujoco.mj_step = timed
     try:
-        run_sim2sim(policy, Sim2SimConfig(mjcf=str(mjcf)))
+        report = run_sim2sim(policy, Sim2SimConfig(mjcf=str(mjcf)))
     finally:
         mujoco.mj_step = original
-    return 1e6 * total / count
+    return report, 1e6 * total / count
 
 
 def main() -> None:
@@ -69,8 +72,7 @@ def main() -> None:
             path = with_option(mjcf, cone, impratio, Path(tmp))
             try:
                 MujocoRobot.from_metadata(meta, path)  # compiles
-                report = run_sim2sim(args.policy, Sim2SimConfig(mjcf=str(path)))
-                us = physics_time(args.policy, path)
+                report, us = timed_check(args.policy, path)
             finally:
                 path.unlink()
             ratios = {
@@ -97,7 +99,7 @@ def main() -> None:
     if args.out:
         result = {
             "policy": str(args.policy),
-            "machine": f"{platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores",
+            "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
             "settings": rows,
         }
         args.out.write_text(json.dumps(result, indent=2) + "\n")

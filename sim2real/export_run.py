@@ -43,12 +43,11 @@ def record_randomization(run_dir: Path, env_cfg: Any, physics: str) -> None:
     (run_dir / RANDOMIZATION_FILE).write_text(json.dumps(domain_randomization(env_cfg, physics), indent=2) + "\n")
 
 
-def run_randomization(run_dir: Path, env_cfg: Any, physics: str) -> dict[str, Any]:
-    """The run's recorded randomisation; for runs from before it was recorded, today's config of the run."""
-    from sim2real.export.randomization import domain_randomization
-
+def run_randomization(run_dir: Path) -> dict[str, Any] | None:
+    """The run's recorded randomisation; None for runs from before it was recorded (today's config would claim
+    ranges, such as joint dynamics, the run never had)."""
     path = run_dir / RANDOMIZATION_FILE
-    return json.loads(path.read_text()) if path.is_file() else domain_randomization(env_cfg, physics)
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def run_interface(run_dir: Path, current: dict[str, Any], force: bool = False) -> dict[str, Any]:
@@ -102,7 +101,7 @@ def export_run(run_path: str, out: Path | None = None, force: bool = False) -> d
         info["task"], [*recorded_overrides(info, ("physics", "cone", "seed")), "device=cpu", "env.scene.num_envs=1"]
     )
     interface = run_interface(run_dir, task_interface(info["task"], run.env, run.agent.clip_actions), force)
-    randomization = run_randomization(run_dir, run.env, run.settings["physics"])
+    randomization = run_randomization(run_dir)
     metadata = stamp(
         interface, f"{run_dir.name}/{checkpoint.stem}", info["git_revision"], info["versions"], randomization
     )

@@ -98,10 +98,19 @@ def read_run_info(run_dir: Path) -> dict:
 
 def recorded_overrides(info: dict, settings: tuple[str, ...] | None = None) -> list[str]:
     """The overrides that rebuild a run's config: its top-level settings (all, or only ``settings``), then its own."""
-    chosen = [
-        f"{k}={v}" for k, v in info["settings"].items() if v not in (None, "") and (not settings or k in settings)
-    ]
+    recorded = _current_settings(info["settings"])
+    chosen = [f"{k}={v}" for k, v in recorded.items() if v not in (None, "") and (not settings or k in settings)]
     return [*chosen, *info.get("overrides", [])]
+
+
+def _current_settings(settings: dict) -> dict:
+    """A run's settings in today's terms: runs from before the ``cone`` setting trained with the pyramidal cone,
+    except under the removed ``native_mujoco_cpu_elliptic`` preset (the Go2 MJCF's elliptic cone, impratio 100)."""
+    settings = dict(settings)
+    if settings.get("physics") == "native_mujoco_cpu_elliptic":
+        settings.update(physics="native_mujoco_cpu", cone="mjcf")
+    settings.setdefault("cone", "pyramidal")
+    return settings
 
 
 def machine_description() -> str:

@@ -177,6 +177,33 @@ def test_verdict_on_hand_computed_traces():
     assert failed == ["'walk': mean |vy error| 0.200 > 0.15 m/s", "'still': drifted 0.059 m > 0.05 m standing still"]
 
 
+def test_relative_bounds_pass_and_pushed_standing_windows_are_not_drift():
+    """70 % of the command is inside the default 70-130 %; a standing window with a push is not judged for drift."""
+    schedule = (Segment("walk", 2.0, (0.5, 0.0, 0.0)), Segment("still", 2.0, (0.0, 0.0, 0.0)))
+    t = np.arange(1, 201) * 0.02
+    walking = t <= 2.0
+    measured = np.zeros((200, 3))
+    measured[walking, 0] = 0.35
+    xy = np.zeros((200, 2))
+    xy[~walking, 0] = np.linspace(0.0, 0.5, (~walking).sum())  # pushed 0.5 m while standing
+    trace = {
+        "t": t,
+        "measured": measured,
+        "command": np.where(walking[:, None], [0.5, 0, 0], 0.0),
+        "xy": xy,
+        "yaw": np.zeros(200),
+        "tilt": np.zeros(200),
+        "pushed": t == 2.2,
+    }
+    cfg = Sim2SimConfig(schedule=schedule)
+    episode = {"survived": True, "segments": verdict.segment_metrics(trace, schedule, 1.0)}
+    failed, rows, _ = verdict.evaluate([episode | {"joint_limit_violation_steps": 0}], cfg)
+    assert failed == [] and "drift_m" not in rows[1] and episode["segments"][1]["drift_m"] > 0.2
+    trace["pushed"] = np.zeros(200, dtype=bool)
+    episode = {"survived": True, "segments": verdict.segment_metrics(trace, schedule, 1.0)}
+    assert "drifted" in verdict.evaluate([episode | {"joint_limit_violation_steps": 0}], cfg)[0][0]
+
+
 def test_survival_rate_over_episodes():
     fell = {"survived": False, "fell_at": 1.0, "fall_reason": "tilt", "segments": [], "joint_limit_violation_steps": 0}
     stood = {"survived": True, "segments": [{"samples": 0}], "joint_limit_violation_steps": 0}
@@ -184,6 +211,7 @@ def test_survival_rate_over_episodes():
     assert verdict.evaluate([fell, stood], cfg)[2] == 0.5
     cfg = replace(cfg, thresholds=Thresholds(min_survival=0.95))
     assert verdict.evaluate([fell, stood], cfg)[0][0].startswith("survival 50% < 95%")
+    assert verdict.evaluate([fell], cfg)[0][0] == "no episode survived: tracking not judged"
 
 
 def test_randomised_episodes_are_seeded(stand_policy):

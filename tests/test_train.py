@@ -153,3 +153,15 @@ def test_export_uses_the_run_recorded_interface(trained_run: Path, tmp_path: Pat
     assert forced.returncode == 0, forced.stderr[-2000:]
     meta = read_metadata(run / "exported" / "policy.onnx")
     assert meta.raw["stiffness"][0] == 30.0 and meta.raw["stiffness"][1] == 25.0  # the run's values, not today's
+
+
+def test_runs_from_before_the_cone_setting_rebuild_with_their_cone():
+    """Old runs trained on the pyramidal cone, or on the removed elliptic preset: export and resume rebuild that."""
+    from sim2real.runlog import recorded_overrides
+
+    old = {"settings": {"device": "cpu", "seed": 1, "physics": "native_mujoco_cpu"}, "overrides": []}
+    assert "cone=pyramidal" in recorded_overrides(old)
+    elliptic = {"settings": {"physics": "native_mujoco_cpu_elliptic"}, "overrides": []}
+    assert recorded_overrides(elliptic) == ["physics=native_mujoco_cpu", "cone=mjcf"]
+    new = {"settings": {"physics": "native_mujoco_cpu", "cone": "mjcf"}, "overrides": []}
+    assert recorded_overrides(new, ("cone",)) == ["cone=mjcf"]

@@ -214,7 +214,8 @@ class MujocoRobot:
         joint_dynamics: dict[str, np.ndarray] | None = None,
     ) -> None:
         """Perturb the physics from nominal: mass added to the base, actuator gains scaled per joint, and absolute
-        per-joint passive dynamics (``DOF_FIELDS`` keys; missing ones nominal). No arguments: all nominal."""
+        per-joint passive dynamics (``DOF_FIELDS`` keys; missing ones nominal). No arguments: all nominal. Call
+        before :meth:`reset`: recomputing the model's derived constants (``mj_setConst``) resets the pose."""
         nominal = Actuator.from_metadata(self.meta)
         self.actuator.kp, self.actuator.kd = nominal.kp * kp_scale, nominal.kd * kd_scale
         for key, field in DOF_FIELDS.items():

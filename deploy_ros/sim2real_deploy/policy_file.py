@@ -204,6 +204,8 @@ def _check_numbers(meta: dict[str, Any]) -> None:
     if not (float(meta["control_dt"]) > 0 and float(meta["physics_dt"]) > 0):
         raise ValueError("'control_dt' and 'physics_dt' must be > 0")
     ranges = (meta.get("training", {}).get("domain_randomization") or {}).get("joint_dynamics")
+    if ranges is not None and not isinstance(ranges, dict):
+        raise ValueError("'training.domain_randomization.joint_dynamics' must be an object")
     for key in JOINT_DYNAMICS_KEYS if ranges else ():
         r = np.asarray(ranges.get(key, ()), dtype=np.float64)
         if r.shape != (len(meta["joint_names"]), 2) or np.any(r[:, 0] > r[:, 1]) or np.any(r < 0):

@@ -85,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--rel-tol", type=float, help="allowed |measured/command - 1| on commanded axes")
     parser.add_argument("--min-survival", type=float, help="fraction of episodes that must survive")
     parser.add_argument("--max-stand-drift", type=float, help="limit on drift while standing [m]")
+    parser.add_argument("--max-stand-yaw", type=float, help="limit on the yaw change while standing [rad]")
     parser.add_argument("--max-limit-violations", type=int, help="fail above this many out-of-limit physics steps")
     parser.add_argument("--mjcf", help="robot MJCF instead of the metadata's robot.mjcf")
     parser.add_argument("--video", help="write an MP4 of episode 0 here (MUJOCO_GL=osmesa on a CPU, egl on a GPU)")
@@ -119,6 +120,7 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
             rel_tol=args.rel_tol,
             min_survival=args.min_survival,
             max_stand_drift=args.max_stand_drift,
+            max_stand_yaw=args.max_stand_yaw,
             max_joint_limit_violations=args.max_limit_violations,
         ),
     )

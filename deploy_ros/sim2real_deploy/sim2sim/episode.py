@@ -85,11 +85,12 @@ def run_episode(
     # targets in flight, one per physics step: a new target reaches the motors latency_physics_steps after it is sent
     in_flight = deque([meta.targets_from_actions(last_action)] * (perturb["latency_physics_steps"] + 1))
     pushes = list(perturb["pushes"])
-    trace: dict[str, list] = {"t": [], "command": [], "measured": [], "height": [], "xy": [], "yaw": [], "tilt": []}
+    trace: dict[str, list] = {key: [] for key in ("t", "command", "measured", "height", "xy", "yaw", "tilt", "pushed")}
     fell_at, fall_reason = None, None
     for k in range(n_steps):
         t = k * dt
-        if pushes and t >= pushes[0][0]:
+        pushed = bool(pushes) and t >= pushes[0][0]
+        if pushed:
             robot.push(pushes.pop(0)[1])
         command = command_at(cfg.schedule, t)
         obs = observe(robot.state(), command[command_index], last_action)
@@ -109,6 +110,7 @@ def run_episode(
         trace["xy"].append(robot.data.qpos[robot.base_qpos : robot.base_qpos + 2].copy())
         trace["yaw"].append(robot.yaw())
         trace["tilt"].append(robot.tilt())
+        trace["pushed"].append(pushed)
         if on_control_step is not None:
             on_control_step(k)
         fall_reason = _fall_reason(robot, cfg)

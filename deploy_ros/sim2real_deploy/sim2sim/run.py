@@ -24,6 +24,8 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
     metadata does not fit the MJCF.
     """
     cfg = cfg or Sim2SimConfig()
+    if cfg.episodes < 1:
+        raise Sim2SimError(f"episodes must be >= 1, got {cfg.episodes}")
     policy = OnnxPolicy(policy_path)
     meta = policy.metadata
     if not meta.legged_velocity:

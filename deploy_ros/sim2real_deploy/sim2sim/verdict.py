@@ -37,6 +37,8 @@ def segment_metrics(trace: dict[str, np.ndarray], schedule: Sequence[Segment], t
             entry["tilt_max"] = round(float(trace["tilt"][mask].max()), 4)
             if segment.standing:
                 xy, yaw = trace["xy"][mask], np.unwrap(trace["yaw"][mask])
+                since = (trace["t"] > start) & (trace["t"] <= end + 1e-9)  # a push in the transition moves it too
+                entry["pushed"] = bool(trace["pushed"][since].any()) if "pushed" in trace else False
                 entry["drift_m"] = round(float(np.linalg.norm(xy[-1] - xy[0])), 4)
                 entry["yaw_drift_rad"] = round(float(abs(yaw[-1] - yaw[0])), 4)
                 entry["sway_rms"] = round(float(np.sqrt((measured[:, :2] ** 2).sum(axis=1).mean())), 4)
@@ -54,9 +56,10 @@ def aggregate(episodes: Sequence[dict], schedule: Sequence[Segment]) -> list[dic
         if reached:
             for key in ("measured_mean", "err_mean", "err_p95"):
                 row[key] = {a: round(float(np.mean([m[key][a] for m in reached])), 4) for a in AXES}
-            for key in ("tilt_max", "drift_m", "yaw_drift_rad", "sway_rms"):
-                if key in reached[0]:
-                    row[key] = round(float(np.mean([m[key] for m in reached])), 4)
+            row["tilt_max"] = round(float(np.mean([m["tilt_max"] for m in reached])), 4)
+            unpushed = [m for m in reached if "drift_m" in m and not m["pushed"]]  # a push is not the policy's drift
+            for key in ("drift_m", "yaw_drift_rad", "sway_rms") if unpushed else ():
+                row[key] = round(float(np.mean([m[key] for m in unpushed])), 4)
         rows.append(row)
     return rows
 
@@ -73,13 +76,13 @@ def segment_failures(row: dict, th: Thresholds) -> list[str]:
         if err > limit:
             failed.append(f"'{name}': mean |{axis} error| {err:.3f} > {limit} {unit}")
         if cmd != 0.0:
-            ratio = round(row["measured_mean"][axis] / cmd, 2) + 0.0  # + 0.0: no "-0%"
-            if abs(ratio - 1.0) > th.rel_tol:
+            ratio = row["measured_mean"][axis] / cmd
+            if abs(ratio - 1.0) > th.rel_tol + 1e-9:  # the bounds themselves pass
                 failed.append(
-                    f"'{name}': {axis} at {ratio:.0%} of the command (allowed {1 - th.rel_tol:.0%}-"
-                    f"{1 + th.rel_tol:.0%})"
+                    f"'{name}': {axis} at {round(ratio, 2) + 0.0:.0%} of the command "  # + 0.0: no "-0%"
+                    f"(allowed {1 - th.rel_tol:.0%}-{1 + th.rel_tol:.0%})"
                 )
-    if "drift_m" in row:
+    if "drift_m" in row:  # absent when every episode was pushed in this window
         if row["drift_m"] > th.max_stand_drift:
             failed.append(f"'{name}': drifted {row['drift_m']:.3f} m > {th.max_stand_drift} m standing still")
         if row["yaw_drift_rad"] > th.max_stand_yaw:
@@ -90,9 +93,11 @@ def segment_failures(row: dict, th: Thresholds) -> list[str]:
 def evaluate(episodes: Sequence[dict], cfg: Sim2SimConfig) -> tuple[list[str], list[dict], float]:
     """(failed criteria as sentences, aggregated segment rows, survival rate)."""
     th = cfg.thresholds
+    if not episodes:
+        raise ValueError("no episodes to judge")
     survived = [ep for ep in episodes if ep["survived"]]
     rate = len(survived) / len(episodes)
-    failed = []
+    failed = [] if survived else ["no episode survived: tracking not judged"]
     if rate < th.min_survival:
         falls = "; ".join(
             f"episode {i} at {ep['fell_at']:.2f} s ({ep['fall_reason']})"
