@@ -27,11 +27,11 @@ from pathlib import Path
 from sim2real_deploy.sim2sim.config import AXES
 
 
-def checkpoints(run_dir: Path, every: int) -> list[tuple[int, Path]]:
+def checkpoints(run_dir: Path, every: int, start: int = 0) -> list[tuple[int, Path]]:
     found = (
         (int(m.group(1)), p) for p in run_dir.glob("model_*.pt") if (m := re.fullmatch(r"model_(\d+)\.pt", p.name))
     )
-    return sorted((it, p) for it, p in found if it > 0 and it % every == 0)
+    return sorted((it, p) for it, p in found if it > 0 and it >= start and it % every == 0)
 
 
 def started_at(run_dir: Path) -> float:
@@ -106,11 +106,11 @@ def plot(runs: list[dict], out: Path, limit_min: float = 30.0) -> None:
     plt.close(fig)
 
 
-def scan(run: Path, every: int, scan_all: bool, keep: Path | None) -> list[dict]:
+def scan(run: Path, every: int, start: int, scan_all: bool, keep: Path | None) -> list[dict]:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         work = keep / run.name if keep else Path(tmp)
-        for iteration, path in checkpoints(run, every):
+        for iteration, path in checkpoints(run, every, start):
             row = {"iteration": iteration, "minutes": round(minutes_since_start(run, path), 1)}
             row |= check(path, work)
             results.append(row)
@@ -130,6 +130,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", type=Path, nargs="+", help="training run folders (one per seed)")
     parser.add_argument("--every", type=int, default=100, help="check every N-th iteration's checkpoint")
+    parser.add_argument("--start", type=int, default=0, help="skip checkpoints before this iteration")
     parser.add_argument("--all", action="store_true", help="check every checkpoint, not only up to the first pass")
     parser.add_argument("--keep", type=Path, help="keep the exported policies and reports under this folder")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
@@ -138,7 +139,7 @@ def main() -> None:
 
     runs = []
     for run in args.runs:
-        results = scan(run, args.every, args.all, args.keep)
+        results = scan(run, args.every, args.start, args.all, args.keep)
         first = next((r for r in results if r["passed"]), None)
         seed = json.loads((run / "run.json").read_text()).get("settings", {}).get("seed")
         runs.append({"run": str(run), "seed": seed, "first_pass": first, "checked": results})

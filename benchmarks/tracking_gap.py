@@ -1,0 +1,107 @@
+"""Training physics vs the sim-to-sim check: the same checkpoint, the same fixed commands, measured in both.
+
+Isaac Lab side: the task's env (training physics: native MuJoCo via Newton, the robot MJCF's cone) with every
+randomisation and the policy's sensor noise off, ``--num-envs`` robots, each command held for ``--seconds``;
+the mean base velocity (base frame) after the first second. MuJoCo side: the exported file through
+``sim2real sim2sim``'s default schedule from the robot MJCF, nominal physics. A policy that tracks in training and
+not in the check points at a simulator gap, not at training.
+
+    .venv/bin/python benchmarks/tracking_gap.py logs/go2_flat/<run>/model_1500.pt --out docs/tracking_gap.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+COMMANDS = {  # the default schedule's moving segments
+    "forward_0.5": (0.5, 0.0, 0.0),
+    "forward_1.0": (1.0, 0.0, 0.0),
+    "backward_0.5": (-0.5, 0.0, 0.0),
+    "left_0.4": (0.0, 0.4, 0.0),
+    "turn_left_0.8": (0.0, 0.0, 0.8),
+    "combined": (0.6, 0.2, 0.4),
+}
+NO_RANDOMISATION = [
+    *(f"env.events.{name}=null" for name in ("friction", "added_base_mass", "base_com", "motor_strength")),
+    "env.events.joint_dynamics=null",
+    "env.events.push_robot=null",
+    "env.observations.policy.enable_corruption=false",
+    "env.actions.joint_pos.delay_range=[0,0]",
+]
+
+
+def in_training_physics(checkpoint: Path, num_envs: int, seconds: float) -> dict[str, list[float]]:
+    import torch
+
+    from sim2real.config import load_task
+    from sim2real.runlog import read_run_info, recorded_overrides
+    from sim2real.train import load_checkpoint, make_env, make_runner, simulation
+
+    info = read_run_info(checkpoint.parent)
+    run = load_task(
+        info["task"],
+        [*recorded_overrides(info, ("physics", "cone")), *NO_RANDOMISATION, f"env.scene.num_envs={num_envs}"],
+    )
+    out = {}
+    with simulation(run):
+        env = make_env(run)
+        runner = make_runner(env, run, None)
+        load_checkpoint(runner, checkpoint, actor_only=True)
+        policy = runner.get_inference_policy()
+        term = env.unwrapped.command_manager.get_term("base_velocity")
+        robot = env.unwrapped.scene["robot"]
+        steps, skip = round(seconds / env.unwrapped.step_dt), round(1.0 / env.unwrapped.step_dt)
+        for name, command in COMMANDS.items():
+            obs, measured = env.get_observations(), []
+            for k in range(steps):
+                term.vel_command_b[:] = torch.tensor(command)
+                term.time_left[:] = 1e3  # no resampling
+                with torch.no_grad():
+                    obs, _, _, _ = env.step(policy(obs))
+                if k >= skip:
+                    data = robot.data
+                    measured.append(torch.cat([data.root_lin_vel_b.torch[:, :2], data.root_ang_vel_b.torch[:, 2:]], 1))
+            out[name] = [round(float(v), 3) for v in torch.cat(measured).mean(0)]
+        env.close()
+    return out
+
+
+def in_the_check(checkpoint: Path) -> dict[str, list[float]]:
+    from sim2real_deploy.sim2sim import run_sim2sim
+    from sim2real_deploy.sim2sim.config import AXES
+
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx = Path(tmp) / "policy.onnx"
+        export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
+        subprocess.run(export, check=True, capture_output=True, text=True)
+        report = run_sim2sim(onnx)
+    rows = {row["name"]: row for row in report["segments"]}
+    return {name: [round(rows[name]["measured_mean"][a], 3) for a in AXES] for name in COMMANDS}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("--num-envs", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    training, check = in_training_physics(args.checkpoint, args.num_envs, args.seconds), in_the_check(args.checkpoint)
+    print(f"{'command':<14} {'(vx, vy, yaw rate)':<20} {'training physics':<26} sim-to-sim (MJCF)")
+    for name, command in COMMANDS.items():
+        print(f"{name:<14} {str(command):<20} {str(training[name]):<26} {check[name]}")
+    if args.out:
+        result = {"checkpoint": str(args.checkpoint), "commands": COMMANDS, "training": training, "sim2sim": check}
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
