@@ -79,7 +79,7 @@ def segment_failures(row: dict, th: Thresholds) -> list[str]:
             ratio = row["measured_mean"][axis] / cmd
             if abs(ratio - 1.0) > th.rel_tol + 1e-9:  # the bounds themselves pass
                 failed.append(
-                    f"'{name}': {axis} at {round(ratio, 2) + 0.0:.0%} of the command "  # + 0.0: no "-0%"
+                    f"'{name}': {axis} at {round(ratio, 3) + 0.0:.1%} of the command "  # + 0.0: no "-0.0%"
                     f"(allowed {1 - th.rel_tol:.0%}-{1 + th.rel_tol:.0%})"
                 )
     if "drift_m" in row:  # absent when every episode was pushed in this window
