@@ -151,59 +151,55 @@ def test_relative_tolerance_fails_a_robot_that_barely_moves(stand_policy, files,
     assert "'creep': vy at 0.0% of the command" in out and "error|" not in out.split("FAILED")[1]
 
 
-def test_verdict_on_hand_computed_traces():
-    """Per-axis means, the relative rule and standing drift on a trace computed by hand."""
-    schedule = (Segment("walk", 2.0, (0.5, 0.0, 0.0)), Segment("still", 2.0, (0.0, 0.0, 0.0)))
+WALK_THEN_STAND = (Segment("walk", 2.0, (0.5, 0.0, 0.0)), Segment("still", 2.0, (0.0, 0.0, 0.0)))
+
+
+def walk_then_stand_trace(vx: float, vy: float, creep_m: float, pushed_at: float | None = None) -> dict:
+    """50 Hz trace of WALK_THEN_STAND: constant (vx, vy) while walking, then ``creep_m`` of x creep standing."""
     t = np.arange(1, 201) * 0.02
     walking = t <= 2.0
     measured = np.zeros((200, 3))
-    measured[walking, 0] = 0.4  # 80% of the command: error 0.1, passes both rules
-    measured[walking, 1] = 0.2  # sideways drift while walking forward: fails the absolute rule
+    measured[walking, :2] = vx, vy
     xy = np.zeros((200, 2))
-    xy[~walking, 0] = np.linspace(0.0, 0.12, (~walking).sum())  # 0.12 m of creep while standing
-    trace = {
+    xy[~walking, 0] = np.linspace(0.0, creep_m, (~walking).sum())
+    return {
         "t": t,
         "measured": measured,
         "command": np.where(walking[:, None], [0.5, 0, 0], 0.0),
         "xy": xy,
         "yaw": np.zeros(200),
         "tilt": np.zeros(200),
+        "pushed": np.isclose(t, pushed_at) if pushed_at is not None else np.zeros(200, dtype=bool),
     }
-    segments = verdict.segment_metrics(trace, schedule, transition_s=1.0)
+
+
+def judged(trace: dict, cfg: Sim2SimConfig) -> tuple[list[str], list[dict], float]:
+    segments = verdict.segment_metrics(trace, WALK_THEN_STAND, transition_s=1.0)
+    return verdict.evaluate([{"survived": True, "segments": segments, "joint_limit_violation_steps": 0}], cfg)
+
+
+def test_verdict_on_hand_computed_traces():
+    """Per-axis means, the relative rule and standing drift on a trace computed by hand: 80 % of the command (error
+    0.1, passes both rules), 0.2 m/s of sideways drift while walking forward (fails the absolute rule), 0.12 m of
+    creep while standing, of which the window after the 1 s transition sees 49 of 99 steps."""
+    trace = walk_then_stand_trace(vx=0.4, vy=0.2, creep_m=0.12)
+    segments = verdict.segment_metrics(trace, WALK_THEN_STAND, transition_s=1.0)
     assert segments[0]["err_mean"] == {"vx": 0.1, "vy": 0.2, "yaw_rate": 0.0}
-    assert segments[1]["drift_m"] == pytest.approx(0.12 * 49 / 99, abs=1e-4)  # the window after 1 s: 49 steps
-    episode = {"survived": True, "segments": segments, "joint_limit_violation_steps": 0}
-    cfg = Sim2SimConfig(schedule=schedule, thresholds=Thresholds(max_stand_drift=0.05))
-    failed, rows, rate = verdict.evaluate([episode, episode], cfg)
+    assert segments[1]["drift_m"] == pytest.approx(0.12 * 49 / 99, abs=1e-4)
+    failed, rows, rate = judged(
+        trace, Sim2SimConfig(schedule=WALK_THEN_STAND, thresholds=Thresholds(max_stand_drift=0.05))
+    )
     assert rate == 1.0 and rows[0]["err_mean"]["vx"] == 0.1
     assert failed == ["'walk': mean |vy error| 0.200 > 0.15 m/s", "'still': drifted 0.059 m > 0.05 m standing still"]
 
 
 def test_relative_bounds_pass_and_pushed_standing_windows_are_not_drift():
     """70 % of the command is inside the default 70-130 %; a standing window with a push is not judged for drift."""
-    schedule = (Segment("walk", 2.0, (0.5, 0.0, 0.0)), Segment("still", 2.0, (0.0, 0.0, 0.0)))
-    t = np.arange(1, 201) * 0.02
-    walking = t <= 2.0
-    measured = np.zeros((200, 3))
-    measured[walking, 0] = 0.35
-    xy = np.zeros((200, 2))
-    xy[~walking, 0] = np.linspace(0.0, 0.5, (~walking).sum())  # pushed 0.5 m while standing
-    trace = {
-        "t": t,
-        "measured": measured,
-        "command": np.where(walking[:, None], [0.5, 0, 0], 0.0),
-        "xy": xy,
-        "yaw": np.zeros(200),
-        "tilt": np.zeros(200),
-        "pushed": t == 2.2,
-    }
-    cfg = Sim2SimConfig(schedule=schedule)
-    episode = {"survived": True, "segments": verdict.segment_metrics(trace, schedule, 1.0)}
-    failed, rows, _ = verdict.evaluate([episode | {"joint_limit_violation_steps": 0}], cfg)
-    assert failed == [] and "drift_m" not in rows[1] and episode["segments"][1]["drift_m"] > 0.2
-    trace["pushed"] = np.zeros(200, dtype=bool)
-    episode = {"survived": True, "segments": verdict.segment_metrics(trace, schedule, 1.0)}
-    assert "drifted" in verdict.evaluate([episode | {"joint_limit_violation_steps": 0}], cfg)[0][0]
+    cfg = Sim2SimConfig(schedule=WALK_THEN_STAND)
+    failed, rows, _ = judged(walk_then_stand_trace(vx=0.35, vy=0.0, creep_m=0.5, pushed_at=2.2), cfg)
+    assert failed == [] and "drift_m" not in rows[1]
+    failed, rows, _ = judged(walk_then_stand_trace(vx=0.35, vy=0.0, creep_m=0.5), cfg)
+    assert failed == ["'still': drifted 0.247 m > 0.1 m standing still"]
 
 
 def test_survival_rate_over_episodes():
