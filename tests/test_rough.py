@@ -35,7 +35,7 @@ def test_observation_groups_match_documented_layout(env):
         assert list(zip(manager.active_terms[group], dims, strict=True)) == expected
     assert critic[-1] == ("height_scan", SCAN_RAYS)
     obs = env.get_observations()
-    assert obs["policy"].shape == (NUM_ENVS, 45) and obs["critic"].shape == (NUM_ENVS, 83 + SCAN_RAYS)
+    assert obs["policy"].shape == (NUM_ENVS, 45) and obs["critic"].shape == (NUM_ENVS, 119 + SCAN_RAYS)
 
 
 def test_env_steps_on_the_terrain(env):
