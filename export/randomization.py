@@ -11,6 +11,8 @@ from typing import Any
 
 from isaaclab.managers import SceneEntityCfg
 
+from sim2real.config import to_plain
+
 
 def domain_randomization(env_cfg: Any, physics: str) -> dict[str, Any]:
     """The task's randomisation events (mode, function, ranges), action delay, sensor noise and physics settings."""
@@ -21,7 +23,7 @@ def domain_randomization(env_cfg: Any, physics: str) -> dict[str, Any]:
         entry = {"mode": term.mode, "func": getattr(term.func, "__name__", str(term.func))}
         if term.mode == "interval":
             entry["interval_range_s"] = list(term.interval_range_s)
-        entry["params"] = {k: _plain(v) for k, v in term.params.items() if not isinstance(v, SceneEntityCfg)}
+        entry["params"] = {k: to_plain(v) for k, v in term.params.items() if not isinstance(v, SceneEntityCfg)}
         events[name] = entry
     record: dict[str, Any] = {"events": events, "physics": _physics(env_cfg, physics)}
     if (action := getattr(env_cfg.actions, "joint_pos", None)) is not None and hasattr(action, "delay_range"):
@@ -39,13 +41,3 @@ def domain_randomization(env_cfg: Any, physics: str) -> dict[str, Any]:
 def _physics(env_cfg: Any, preset: str) -> dict[str, Any]:
     solver = env_cfg.sim.physics.solver_cfg
     return {"preset": preset, "cone": solver.cone, "impratio": float(solver.impratio), "dt": float(env_cfg.sim.dt)}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, bool | int | float | str) or value is None:
-        return value
-    return str(value)
