@@ -29,13 +29,24 @@ COMMANDS = {  # the default schedule's moving segments
     "turn_left_0.8": (0.0, 0.0, 0.8),
     "combined": (0.6, 0.2, 0.4),
 }
-NO_RANDOMISATION = [
+NO_RANDOMISATION = [  # and the joints' passive dynamics fixed at the MJCF's values (mjcf_joint_dynamics)
     *(f"env.events.{name}=null" for name in ("friction", "added_base_mass", "base_com", "motor_strength")),
-    "env.events.joint_dynamics=null",
     "env.events.push_robot=null",
     "env.observations.policy.enable_corruption=false",
     "env.actions.joint_pos.delay_range=[0,0]",
 ]
+
+
+def mjcf_joint_dynamics(robot: str) -> dict[str, list[list[float]]]:
+    """The MJCF's own damping, friction and armature per policy joint, as a zero-width randomisation range: the
+    check's nominal robot (the MJCF's 0.2 N m joint friction included), not the USD's."""
+    from sim2real.robots import ROBOTS
+    from sim2real_deploy.mujoco_robot import DOF_FIELDS, build_scene
+
+    spec = ROBOTS[robot]
+    model = build_scene(spec.mjcf_path, 0.005, spec.joint_names)
+    dofs = [model.jnt_dofadr[model.joint(name).id] for name in spec.joint_names]
+    return {key: [[float(getattr(model, f)[d])] * 2 for d in dofs] for key, f in DOF_FIELDS.items()}
 
 
 def in_training_physics(checkpoint: Path, num_envs: int, seconds: float) -> dict[str, list[float]]:
@@ -50,6 +61,8 @@ def in_training_physics(checkpoint: Path, num_envs: int, seconds: float) -> dict
         info["task"],
         [*recorded_overrides(info, ("physics", "cone")), *NO_RANDOMISATION, f"env.scene.num_envs={num_envs}"],
     )
+    if run.env.events.joint_dynamics is not None:
+        run.env.events.joint_dynamics.params["ranges"] = mjcf_joint_dynamics(run.env.robot)
     out = {}
     with simulation(run):
         env = make_env(run)

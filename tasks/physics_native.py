@@ -174,6 +174,12 @@ class NativeBatch:
         self.nworld = int(mjw_data.nworld)
         nthread = max(1, min(int(nthread or os.cpu_count() or 1), 64, self.nworld))
         self.models = [_copy_model(mj_model) for _ in range(nthread)]  # one per thread
+        for m in self.models:
+            # MuJoCo's midphase culls geom pairs with per-body BVH boxes kept in each body's inertial frame as
+            # compiled. Newton then writes its own (equally valid) principal-axes body_iquat, so the boxes no longer
+            # sit on the geoms: the G1's toe spheres lost ground contact at 0.5 mm penetration and its stand tipped
+            # over. Without the midphase every geom pair gets MuJoCo's exact bounding test (cheap at these geom counts).
+            m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_MIDPHASE
         self.scratch = [mujoco.MjData(mj_model) for _ in range(nthread)]
         self._model_ptrs = (ctypes.c_void_p * nthread)(*[m._address for m in self.models])
         self._data_ptrs = (ctypes.c_void_p * nthread)(*[d._address for d in self.scratch])
