@@ -21,14 +21,21 @@ GO2 = ROBOTS["go2"]
 
 N = len(GO2.joint_names)
 COMMANDS = {"lin_vel_x": (-1.0, 1.0), "lin_vel_y": (-0.5, 0.5), "ang_vel_z": (-1.0, 1.0)}
-TERMS = [
-    {"name": "base_ang_vel", "size": 3, "scale": 0.25, "clip": None},
-    {"name": "projected_gravity", "size": 3, "scale": 1.0, "clip": None},
-    {"name": "velocity_commands", "size": 3, "scale": 1.0, "clip": None},
-    {"name": "joint_pos", "size": N, "scale": 1.0, "clip": None},
-    {"name": "joint_vel", "size": N, "scale": 0.05, "clip": [-100.0, 100.0]},
-    {"name": "actions", "size": N, "scale": 1.0, "clip": None},
-]
+
+
+def velocity_terms(n: int) -> list[dict[str, Any]]:
+    """The flat velocity task's policy terms for an ``n``-joint robot."""
+    return [
+        {"name": "base_ang_vel", "size": 3, "scale": 0.25, "clip": None},
+        {"name": "projected_gravity", "size": 3, "scale": 1.0, "clip": None},
+        {"name": "velocity_commands", "size": 3, "scale": 1.0, "clip": None},
+        {"name": "joint_pos", "size": n, "scale": 1.0, "clip": None},
+        {"name": "joint_vel", "size": n, "scale": 0.05, "clip": [-100.0, 100.0]},
+        {"name": "actions", "size": n, "scale": 1.0, "clip": None},
+    ]
+
+
+TERMS = velocity_terms(N)
 OBS_DIM = sum(t["size"] for t in TERMS)
 
 
@@ -52,11 +59,13 @@ def make_metadata(**overrides: Any) -> dict[str, Any]:
 
 def constant_policy(path: Path, action: float | list[float] = 0.0, meta: dict | None = None) -> Path:
     """Export a policy whose output ignores the observation: zero weights, bias = ``action``."""
-    net = torch.nn.Linear(OBS_DIM, N)
+    meta = meta or make_metadata()
+    n, obs_dim = len(meta["joint_names"]), sum(t["size"] for t in meta["observations"])
+    net = torch.nn.Linear(obs_dim, n)
     with torch.no_grad():
         net.weight.zero_()
-        net.bias.copy_(torch.as_tensor(np.broadcast_to(action, (N,)).copy()))
-    export_policy(net, meta or make_metadata(), path)
+        net.bias.copy_(torch.as_tensor(np.broadcast_to(action, (n,)).copy()))
+    export_policy(net, meta, path)
     return path
 
 

@@ -17,10 +17,11 @@ from pathlib import Path
 import mujoco
 import numpy as np
 import pytest
-from test_export import constant_policy, make_metadata
+from test_export import constant_policy, make_metadata, velocity_terms
 
 from sim2real import REPO_ROOT
 from sim2real.export.metadata import rewrite_metadata
+from sim2real.robots import ROBOTS
 from sim2real_deploy.actuators import dc_motor_torque
 from sim2real_deploy.mujoco_robot import MujocoRobot, build_scene
 from sim2real_deploy.policy_file import PolicyFileError, read_metadata, validate_metadata
@@ -284,6 +285,27 @@ def test_trained_joint_dynamics_come_from_the_metadata(files):
     bare = MujocoRobot.from_metadata(read_metadata(constant_policy(files / "bare.onnx")))
     with pytest.raises(Sim2SimError, match="records no joint-dynamics ranges"):
         sample_perturbations(rand, np.random.default_rng(1), 1.0, bare)
+
+
+def test_a_kneeling_g1_has_fallen_by_its_own_rule(files):
+    """The fall rule is the robot's (metadata ``robot.fall``): for the G1 three quarters of its standing height. A G1
+    folding into a kneel fails; the quadruped's absolute 0.15 m floor counted the same pose as standing."""
+    g1 = ROBOTS["g1"]
+    meta = make_metadata(
+        task_id="Sim2Real-Velocity-Flat-G1-v0", robot=g1, observations=velocity_terms(len(g1.joint_names))
+    )
+    bend = {"hip_pitch": -1.2, "knee": 2.2, "ankle_pitch": -1.0}  # [rad] from the default pose: a deep kneel
+    action = [next((v / 0.25 for k, v in bend.items() if f"_{k}_" in j), 0.0) for j in g1.joint_names]
+    kneel = constant_policy(files / "g1_kneel.onnx", action, meta)
+    cfg = Sim2SimConfig(schedule=(Segment("stand", 4.0, (0, 0, 0)),))
+    report = run_sim2sim(kneel, cfg)
+    rule, episode = report["fall_rule"], report["episodes"][0]
+    fall = meta["robot"]["fall"]
+    assert 0.77 < fall["standing_height"] < 0.80  # pelvis, feet on the floor in the default pose (0.783 m)
+    assert rule == {"min_base_height": pytest.approx(0.75 * fall["standing_height"], abs=1e-4), "max_tilt": 0.8}
+    assert not report["passed"] and "base height" in episode["fall_reason"]
+    quadruped_rule = run_sim2sim(kneel, replace(cfg, min_base_height=0.15, max_tilt=1.0))["episodes"][0]
+    assert quadruped_rule["survived"] and quadruped_rule["min_base_height"] < 0.4  # kneeling at ~0.27 m "stood"
 
 
 def test_file_without_metadata_is_refused(tmp_path):

@@ -53,6 +53,9 @@ class PolicyFileError(ValueError):
     """The file is not a sim2real policy, or not one this version can read. The message says why."""
 
 
+DEFAULT_FALL = {"min_base_height": 0.15, "max_tilt": 1.0}  # robot.fall of files that predate it (all quadrupeds)
+
+
 @dataclass(frozen=True)
 class PolicyMetadata:
     """Typed view of the metadata; ``raw`` keeps every field, including ones this reader ignores."""
@@ -95,6 +98,12 @@ class PolicyMetadata:
     @property
     def floating_base(self) -> bool:
         return self.raw["robot"]["base"] == "floating"
+
+    @property
+    def fall_rule(self) -> dict[str, float]:
+        """``min_base_height`` [m] and ``max_tilt`` [rad] below / beyond which the robot has fallen."""
+        fall = self.raw["robot"].get("fall", DEFAULT_FALL)
+        return {key: float(fall[key]) for key in DEFAULT_FALL}
 
     @property
     def legged_velocity(self) -> bool:
@@ -203,6 +212,9 @@ def _check_numbers(meta: dict[str, Any]) -> None:
         raise ValueError("'velocity_limit' must be > 0 and 'effort_limit' >= 0")
     if not (float(meta["control_dt"]) > 0 and float(meta["physics_dt"]) > 0):
         raise ValueError("'control_dt' and 'physics_dt' must be > 0")
+    fall = meta["robot"].get("fall", DEFAULT_FALL)
+    if not (float(fall["min_base_height"]) > 0 and 0 < float(fall["max_tilt"]) < np.pi):
+        raise ValueError("'robot.fall' needs min_base_height > 0 and 0 < max_tilt < pi")
     ranges = (meta.get("training", {}).get("domain_randomization") or {}).get("joint_dynamics")
     if ranges is not None and not isinstance(ranges, dict):
         raise ValueError("'training.domain_randomization.joint_dynamics' must be an object")

@@ -57,6 +57,12 @@ class RobotSpec:
     undesired_contact_bodies: tuple[str, ...] = field(default_factory=tuple)
     fall_contact_bodies: tuple[str, ...] = field(default_factory=tuple)
     """Bodies besides ``base_body`` whose contact ends an episode (a humanoid's torso)."""
+    fall_height_fraction: float = 0.45  # Override in robot cfg.
+    """Off the robot (sim-to-sim; exported as ``robot.fall.min_base_height``): fallen once the base is below this
+    fraction of its standing height (feet on the floor, default pose): 0.15 m for the Go2. A seated or kneeling humanoid
+    keeps about half of its height, so a humanoid needs a larger fraction."""
+    fall_tilt: float = 1.0  # Override in robot cfg.
+    """... or once the base z axis is this far from vertical [rad]."""
     ee_body: str = ""
     """End-effector body of an arm (pose-tracking tasks); empty for robots without one."""
     gripper_joints: tuple[str, ...] = field(default_factory=tuple)
@@ -85,6 +91,12 @@ class RobotSpec:
     @property
     def usd_path(self) -> Path:
         return self.root / self.usd
+
+    @property
+    def scene_path(self) -> Path | None:
+        """The robot on a floor (``scene.xml`` beside its MJCF, as in MuJoCo Menagerie), if its folder has one."""
+        path = self.root / "scene.xml"
+        return path if path.exists() else None
 
     @cached_property
     def asset_hash(self) -> str:

@@ -19,6 +19,7 @@ from sim2real_deploy.sim2sim.config import (  # noqa: E402
     DEFAULT_SCHEDULE,
     RANDOMIZED,
     RANDOMIZED_CONFIG,
+    FallRule,
     Randomization,
     Segment,
     Sim2SimConfig,
@@ -29,6 +30,7 @@ from sim2real_deploy.sim2sim.run import run_sim2sim  # noqa: E402
 
 __all__ = [
     "DEFAULT_SCHEDULE",
+    "FallRule",
     "RANDOMIZED",
     "RANDOMIZED_CONFIG",
     "Randomization",

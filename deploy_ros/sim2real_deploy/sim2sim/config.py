@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sim2real_deploy.policy_file import PolicyMetadata
 
 AXES = ("vx", "vy", "yaw_rate")  # the velocity command's axes, in the order of Segment.command
 
@@ -116,13 +120,29 @@ class Sim2SimConfig:
     randomization: Randomization = field(default_factory=Randomization)
     thresholds: Thresholds = field(default_factory=Thresholds)
     transition_s: float = 1.0  # skipped at the start of each segment when measuring tracking
-    min_base_height: float = 0.15  # fall: base below this [m] ...
-    max_tilt: float = 1.0  # ... or base z axis this far from vertical [rad]
+    min_base_height: float | None = None  # fall: base below this [m] (None: the robot's, metadata robot.fall) ...
+    max_tilt: float | None = None  # ... or base z axis this far from vertical [rad] (None: the robot's)
     limit_tolerance: float = 0.01  # MuJoCo limits are soft: slack before a joint counts as outside [rad]
     mjcf: str | None = None  # path of an MJCF to use instead of the metadata's robot.mjcf
     init_base_height: float | None = None  # None: feet just touching the floor in the default pose
     out_dir: str | None = None  # where report.json and tracking.png go; None writes nothing
     video: str | None = None  # MP4 of episode 0 (needs offscreen GL and imageio[ffmpeg])
+
+
+@dataclass(frozen=True)
+class FallRule:
+    """When an episode counts as a fall: ``cfg``'s explicit limits, else the robot's own from its metadata."""
+
+    min_base_height: float  # [m]
+    max_tilt: float  # [rad]
+
+    @classmethod
+    def of(cls, meta: PolicyMetadata, cfg: Sim2SimConfig) -> FallRule:
+        rule = meta.fall_rule
+        return cls(
+            rule["min_base_height"] if cfg.min_base_height is None else cfg.min_base_height,
+            rule["max_tilt"] if cfg.max_tilt is None else cfg.max_tilt,
+        )
 
 
 RANDOMIZED_CONFIG = Sim2SimConfig(

@@ -11,7 +11,7 @@ import numpy as np
 from sim2real_deploy.commands import BASE_VELOCITY
 from sim2real_deploy.mujoco_robot import DOF_FIELDS, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
-from sim2real_deploy.sim2sim.config import Randomization, Segment, Sim2SimConfig, Sim2SimError
+from sim2real_deploy.sim2sim.config import FallRule, Randomization, Segment, Sim2SimConfig, Sim2SimError
 
 
 def sample_perturbations(rand: Randomization, rng: np.random.Generator, duration: float, robot: MujocoRobot) -> dict:
@@ -72,9 +72,12 @@ def run_episode(
     base_height: float,
     on_control_step: Callable[[int], None] | None = None,
     target_filter: Callable[[np.ndarray], np.ndarray] | None = None,
+    fall: FallRule | None = None,
 ) -> dict[str, Any]:
     """Run the schedule once; return the trace (per control step) and the episode's summary. ``target_filter``
-    may reshape each control step's joint targets on their way to the motors (a node's slew limit)."""
+    may reshape each control step's joint targets on their way to the motors (a node's slew limit); ``fall``
+    defaults to ``FallRule.of(robot.meta, cfg)``."""
+    fall = fall or FallRule.of(robot.meta, cfg)
     meta, observe = robot.meta, ObservationBuilder.from_metadata(robot.meta)
     command_index = BASE_VELOCITY.index(meta.command_names)
     robot.set_dynamics(perturb["payload_kg"], perturb["kp_scale"], perturb["kd_scale"], perturb["joint_dynamics"])
@@ -113,7 +116,7 @@ def run_episode(
         trace["pushed"].append(pushed)
         if on_control_step is not None:
             on_control_step(k)
-        fall_reason = _fall_reason(robot, cfg)
+        fall_reason = _fall_reason(robot, fall)
         if fall_reason:
             fell_at = t + dt
             break
@@ -129,9 +132,9 @@ def run_episode(
     }
 
 
-def _fall_reason(robot: MujocoRobot, cfg: Sim2SimConfig) -> str | None:
-    if robot.base_height < cfg.min_base_height:
-        return f"base height {robot.base_height:.3f} m < {cfg.min_base_height} m"
-    if robot.tilt() > cfg.max_tilt:
-        return f"base tilt {robot.tilt():.2f} rad > {cfg.max_tilt} rad"
+def _fall_reason(robot: MujocoRobot, fall: FallRule) -> str | None:
+    if robot.base_height < fall.min_base_height:
+        return f"base height {robot.base_height:.3f} m < {fall.min_base_height:.3f} m"
+    if robot.tilt() > fall.max_tilt:
+        return f"base tilt {robot.tilt():.2f} rad > {fall.max_tilt} rad"
     return None

@@ -10,7 +10,7 @@ import numpy as np
 
 from sim2real_deploy.mujoco_robot import MujocoRobot
 from sim2real_deploy.policy_file import OnnxPolicy
-from sim2real_deploy.sim2sim.config import Sim2SimConfig, Sim2SimError
+from sim2real_deploy.sim2sim.config import FallRule, Sim2SimConfig, Sim2SimError
 from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
 from sim2real_deploy.sim2sim.report import VideoRecorder, write_outputs
 from sim2real_deploy.sim2sim.verdict import evaluate, range_warnings, segment_metrics
@@ -32,12 +32,13 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
         raise Sim2SimError(f"{policy_path}: sim-to-sim checks floating-base velocity policies only (for now)")
     robot = MujocoRobot.from_metadata(meta, cfg.mjcf, limit_tolerance=cfg.limit_tolerance)
     height = cfg.init_base_height or robot.standing_height()
+    fall = FallRule.of(meta, cfg)
     duration = sum(s.duration for s in cfg.schedule)
     recorder = VideoRecorder(robot, cfg.video) if cfg.video else None
     episodes = []
     for i in range(cfg.episodes):
         perturb = sample_perturbations(cfg.randomization, np.random.default_rng([cfg.seed, i]), duration, robot)
-        episode = run_episode(policy, robot, cfg, perturb, height, recorder if i == 0 else None)
+        episode = run_episode(policy, robot, cfg, perturb, height, recorder if i == 0 else None, fall=fall)
         episode.update(
             segments=segment_metrics(episode["trace"], cfg.schedule, cfg.transition_s),
             perturbations=_plain(perturb),
@@ -54,6 +55,7 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
         "control_dt": meta.control_dt,
         "decimation": robot.decimation,
         "init_base_height": height,
+        "fall_rule": asdict(fall),
         "passed": not failed,
         "failed": failed,
         "survival_rate": survival,

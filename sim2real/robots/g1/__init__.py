@@ -57,6 +57,9 @@ SPEC = RobotSpec(
     foot_bodies=("left_ankle_roll_link", "right_ankle_roll_link"),  # four contact spheres each
     init_base_height=0.79,  # the feet touch the ground at 0.778 m in the default pose
     fall_contact_bodies=("torso_link",),
+    # standing pelvis 0.78 m: fallen below 0.59 m, where a seated (~0.3 m) or kneeling G1 is; tilt ~45 deg
+    fall_height_fraction=0.75,
+    fall_tilt=0.8,
 )
 
 TASKS = task_entry_points(

@@ -50,8 +50,6 @@ class G1RewardsCfg(RewardsCfg):
 @configclass
 class G1FlatEnvCfg(VelocityEnvCfg):
     robot = "g1"
-    # native MuJoCo is not validated for the G1 yet: there its zero-action stand sags to ~0.5 m (0.77 m on MuJoCo-Warp)
-    cpu_physics = "newton_cpu"
     rewards: G1RewardsCfg = G1RewardsCfg()
 
     def __post_init__(self):
