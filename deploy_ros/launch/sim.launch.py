@@ -12,7 +12,7 @@ from launch_ros.substitutions import FindPackageShare
 
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare("sim2real_deploy")
-    sim_params = PathJoinSubstitution([share, "config", "sim.yaml"])
+    sim_params = PathJoinSubstitution([share, "config", "go2_sim.yaml"])
     robot_launch = PathJoinSubstitution([share, "launch", "robot.launch.py"])
     return LaunchDescription(
         [

@@ -1,5 +1,5 @@
 """Closed loop over real ROS 2: mujoco_bridge and policy_node as separate processes started from their
-console entry points with the shipped parameter files (config/sim.yaml, config/go2.yaml), as sim.launch.py does."""
+console entry points with the shipped parameter files (config/go2_sim.yaml, config/go2.yaml), as sim.launch.py does."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def simulation(ros_context, policy: Path, tmp_path: Path):
     )
     # Start the robot only once the probe is matched to the policy node, so it sees the whole soft start.
     wait_for(lambda: probe.mode == "WAITING" and probe.target_sub.get_publisher_count() > 0, 60, "policy node")
-    bridge = start_node("mujoco_bridge", CONFIG / "sim.yaml", f"policy_path:={policy}", log=logs["bridge"])
+    bridge = start_node("mujoco_bridge", CONFIG / "go2_sim.yaml", f"policy_path:={policy}", log=logs["bridge"])
     try:
         yield bridge, probe
     except BaseException:
