@@ -67,20 +67,30 @@ def run_interface(run_dir: Path, current: dict[str, Any], force: bool = False) -
             f"{run_dir} trained with a different robot/task than today's code: {'; '.join(differences)} "
             "(--force exports with the values the run trained with)"
         )
-    return recorded
+    return with_additions(recorded, current)
 
 
 def differing_fields(recorded: Any, current: Any, prefix: str = "") -> list[str]:
-    """Readable 'field: recorded -> today' lines for every leaf that differs."""
+    """Readable 'field: recorded -> today' lines for every leaf that differs. Fields the run did not record are
+    not differences: they were added to the interface later (see :func:`with_additions`)."""
     if isinstance(recorded, dict) and isinstance(current, dict):
         return [
             line
-            for key in sorted(set(recorded) | set(current))
-            for line in differing_fields(recorded.get(key), current.get(key), f"{prefix}{key}.")
+            for key in sorted(recorded)
+            for line in differing_fields(recorded[key], current.get(key), f"{prefix}{key}.")
         ]
     if recorded != current:
         return [f"{prefix.rstrip('.')}: {_short(recorded)} -> {_short(current)}"]
     return []
+
+
+def with_additions(recorded: Any, current: Any) -> Any:
+    """``recorded`` plus the fields today's interface has and the run predates (e.g. ``robot.fall``): facts about
+    the robot that the exporter adds, not settings the policy was trained with."""
+    if not (isinstance(recorded, dict) and isinstance(current, dict)):
+        return recorded
+    merged = {key: with_additions(value, current.get(key)) for key, value in recorded.items()}
+    return merged | {key: value for key, value in current.items() if key not in recorded}
 
 
 def _short(value: Any) -> str:

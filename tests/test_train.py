@@ -155,6 +155,20 @@ def test_export_uses_the_run_recorded_interface(trained_run: Path, tmp_path: Pat
     assert meta.raw["stiffness"][0] == 30.0 and meta.raw["stiffness"][1] == 25.0  # the run's values, not today's
 
 
+def test_interface_fields_added_after_a_run_are_filled_in_not_refused():
+    """A run recorded before the exporter learned a robot fact (e.g. ``robot.fall``) exports with today's value of
+    that fact; a recorded value that changed is still refused, and --force keeps the recorded one."""
+    from sim2real.export_run import differing_fields, with_additions
+
+    recorded = {"robot": {"name": "go2"}, "stiffness": [25.0]}
+    today = {"robot": {"name": "go2", "fall": {"max_tilt": 1.0}}, "stiffness": [25.0], "commands": {"frame": "base"}}
+    assert differing_fields(recorded, today) == []
+    assert with_additions(recorded, today) == today
+    today["stiffness"] = [30.0]
+    assert differing_fields(recorded, today) == ["stiffness: [25.0] -> [30.0]"]
+    assert with_additions(recorded, today)["stiffness"] == [25.0]
+
+
 def test_runs_from_before_the_cone_setting_rebuild_with_their_cone():
     """Old runs trained on the pyramidal cone, or on the removed elliptic preset: export and resume rebuild that."""
     from sim2real.runlog import recorded_overrides
