@@ -193,12 +193,15 @@ def rewrite_metadata(src: str | Path, dst: str | Path, meta: Mapping[str, Any], 
 def _plain_term(term: Mapping[str, Any]) -> dict[str, Any]:
     """JSON-ready copy of an observation term (numpy/torch scalars and tuples become floats and lists)."""
     clip = term.get("clip")
-    return {
+    plain = {
         "name": str(term["name"]),
         "size": int(term["size"]),
         "scale": _plain_number_or_list(term.get("scale", 1.0)),
         "clip": None if clip is None else [float(clip[0]), float(clip[1])],
     }
+    if term.get("params"):
+        plain["params"] = {str(k): float(v) for k, v in term["params"].items()}
+    return plain
 
 
 def _plain_number_or_list(value: float | Sequence[float]) -> float | list[float]:

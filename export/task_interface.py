@@ -77,5 +77,8 @@ def policy_terms(env_cfg: Any) -> list[dict]:
         cfg = getattr(group, name)
         if isinstance(cfg, ObservationTermCfg):
             scale = 1.0 if cfg.scale is None else cfg.scale
-            terms.append({"name": name, "size": term(name).size_for(sizes), "scale": scale, "clip": cfg.clip})
+            entry = {"name": name, "size": term(name).size_for(sizes), "scale": scale, "clip": cfg.clip}
+            if term(name).params:  # e.g. the gait clock's period: the robot side computes the term from it
+                entry["params"] = {key: cfg.params[key] for key in term(name).params}
+            terms.append(entry)
     return terms

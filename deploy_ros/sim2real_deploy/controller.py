@@ -93,6 +93,7 @@ class PolicyController:
         self.safe_pos: np.ndarray | None = None  # last complete, finite measured pose: the DAMPING hold pose
         self.last_target: np.ndarray | None = None  # policy order, last returned by step()
         self.last_action = np.zeros(metadata.num_joints)
+        self.policy_ticks = 0  # control ticks since RUNNING began (the gait clock term counts them)
         self.hold_pos: np.ndarray | None = None
         self.stand_from: np.ndarray | None = None
         self.stand_start = 0.0
@@ -222,6 +223,7 @@ class PolicyController:
         if left > 0:
             return False, f"enable refused: soft start not finished ({left:.2f} s left)"
         self.last_action = np.zeros(self.meta.num_joints)
+        self.policy_ticks = 0  # a gait clock starts at phase 0, as each training episode does
         self._transition(Mode.RUNNING, "enable requested", now)
         return True, "RUNNING"
 
@@ -336,7 +338,8 @@ class PolicyController:
     def observation(self, now: float) -> np.ndarray:
         """The policy input from the latest measurements (the shared robot-side observation builder)."""
         state = RobotState(self.q, self.dq, base_ang_vel=self.gyro, gravity_b=self.gravity)
-        self.last_obs = self.build_observation(state, self.command(now), self.last_action)
+        self.last_obs = self.build_observation(state, self.command(now), self.last_action, tick=self.policy_ticks)
+        self.policy_ticks += 1
         return self.last_obs
 
     def _clamp(self, desired: np.ndarray) -> np.ndarray:

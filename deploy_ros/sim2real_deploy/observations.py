@@ -52,12 +52,14 @@ class Inputs:
     last_action: np.ndarray  # the previous action as training saw it: the network output after action.clip
     default_joint_pos: np.ndarray
     default_gripper_pos: np.ndarray | None = None
+    time: float | None = None  # [s] since the policy took over: control ticks x control_dt (None: not counted)
 
 
 @dataclass(frozen=True)
 class Term:
     size: int | str  # fixed size, or the name of a :class:`Dims` field
-    value: Callable[[Inputs], np.ndarray | None]
+    value: Callable[..., np.ndarray | None]  # value(inputs, **params)
+    params: tuple[str, ...] = ()  # the term's parameters, from its metadata entry's ``params``
 
     def size_for(self, dims: Dims) -> int:
         return self.size if isinstance(self.size, int) else getattr(dims, self.size)
@@ -67,6 +69,14 @@ def _gripper(x: Inputs) -> np.ndarray | None:
     if x.state.gripper_pos is None or x.default_gripper_pos is None:
         return None
     return x.state.gripper_pos - x.default_gripper_pos
+
+
+def _gait_phase(x: Inputs, period: float) -> np.ndarray | None:
+    """sin, cos of the gait clock: ``(time / period) mod 1``, as training computes it from episode time."""
+    if x.time is None:
+        return None
+    angle = 2.0 * np.pi * np.remainder(x.time / period, 1.0)
+    return np.array([np.sin(angle), np.cos(angle)])
 
 
 TERMS: dict[str, Term] = {
@@ -79,6 +89,7 @@ TERMS: dict[str, Term] = {
     "actions": Term("actions", lambda x: x.last_action),
     "gripper_pos": Term("gripper", _gripper),
     "object_position": Term(3, lambda x: x.state.object_pos_b),
+    "gait_phase": Term(2, _gait_phase, params=("period",)),
 }
 
 
@@ -102,6 +113,10 @@ def check_terms(terms: Sequence[Mapping[str, Any]], dims: Dims, command_interfac
             raise ObservationError(f"observation term {name!r} has size {entry['size']}, expected {expected}")
         if term(name).size == "commands" and name != command_term:
             raise ObservationError(f"observation term {name!r} does not carry '{command_interface}' commands")
+        params = entry.get("params") or {}
+        for key in term(name).params:
+            if not (isinstance(params.get(key), int | float) and params[key] > 0):
+                raise ObservationError(f"observation term {name!r} needs a positive params.{key}")
 
 
 class ObservationBuilder:
@@ -112,21 +127,29 @@ class ObservationBuilder:
         terms: Sequence[Mapping[str, Any]],
         default_joint_pos: np.ndarray,
         default_gripper_pos: np.ndarray | None = None,
+        control_dt: float | None = None,
     ):
         self.default_joint_pos = np.asarray(default_joint_pos, dtype=np.float64)
         self.default_gripper_pos = default_gripper_pos
+        self.control_dt = control_dt
         self.terms = []
         for entry in terms:
             size = int(entry["size"])
             scale = np.broadcast_to(np.asarray(entry["scale"], dtype=np.float64), (size,))
-            self.terms.append((entry["name"], term(entry["name"]), size, scale, entry["clip"]))
+            spec = term(entry["name"])
+            params = {key: float(entry["params"][key]) for key in spec.params}
+            self.terms.append((entry["name"], spec, params, size, scale, entry["clip"]))
 
-    def __call__(self, state: RobotState, command: np.ndarray, last_action: np.ndarray) -> np.ndarray:
+    def __call__(
+        self, state: RobotState, command: np.ndarray, last_action: np.ndarray, tick: int | None = None
+    ) -> np.ndarray:
+        """``tick``: control ticks since the policy took over (0 at its first call), for clock terms."""
         command = np.asarray(command, dtype=np.float64)
-        inputs = Inputs(state, command, last_action, self.default_joint_pos, self.default_gripper_pos)
+        time = None if tick is None or self.control_dt is None else tick * self.control_dt
+        inputs = Inputs(state, command, last_action, self.default_joint_pos, self.default_gripper_pos, time)
         parts = []
-        for name, spec, size, scale, clip in self.terms:
-            raw = spec.value(inputs)
+        for name, spec, params, size, scale, clip in self.terms:
+            raw = spec.value(inputs, **params)
             if raw is None:
                 raise ObservationError(f"observation term {name!r} needs a measurement this robot state lacks")
             value = scale * np.asarray(raw, dtype=np.float64)
@@ -137,7 +160,7 @@ class ObservationBuilder:
 
     @classmethod
     def from_metadata(cls, meta: Any) -> ObservationBuilder:  # a validated PolicyMetadata
-        return cls(meta.observations, meta.joint_array("default_joint_pos"))
+        return cls(meta.observations, meta.joint_array("default_joint_pos"), control_dt=meta.control_dt)
 
 
 def projected_gravity(quat_wxyz: np.ndarray) -> np.ndarray:

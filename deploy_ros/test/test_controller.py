@@ -94,6 +94,24 @@ def test_observation_terms_scales_and_clip():
     assert np.allclose(seen[-1][33:45], 1.0)
 
 
+def test_gait_clock_counts_control_ticks_from_enable():
+    """A clock term's phase is (ticks since RUNNING began x control_dt / period) mod 1: phase 0 at the first policy
+    tick, as at the first step of a training episode."""
+    meta = go2_metadata()
+    meta["observations"].append(
+        {"name": "gait_phase", "size": 2, "scale": 1.0, "clip": None, "params": {"period": 0.8}}
+    )
+    seen = []
+    ctrl = make(policy=lambda obs: (seen.append(obs), np.zeros(12, np.float32))[1], meta=meta)
+    t = to_standing_done(ctrl)
+    assert not seen  # the soft start does not run the policy, nor the clock
+    ctrl.enable(t)
+    run(ctrl, t, 11)
+    phases = [np.arctan2(obs[-2], obs[-1]) / (2 * np.pi) % 1.0 for obs in seen]
+    np.testing.assert_allclose(phases, [(k * 0.02 / 0.8) % 1.0 for k in range(11)], atol=1e-6)
+    assert np.allclose(seen[10][-2:], [1.0, 0.0], atol=1e-6)  # a quarter period after enable
+
+
 def test_joints_in_another_order_and_extra_joints():
     ctrl = make()
     names = list(reversed(JOINT_NAMES)) + ["head_joint"]

@@ -172,6 +172,7 @@ class RoughTerrainCfg:
 
     def finalize(self) -> None:
         """Apply what depends on overridable fields and on the physics preset (called by ``load_task``)."""
+        super().finalize()
         if self.height_scan_in_policy and self.observations.policy.height_scan is None:
             self.observations.policy.height_scan = height_scan_term(noise=0.1)
         # a foot on a heightfield touches several cells at once: more contacts and constraint rows per env than

@@ -92,6 +92,7 @@ class PolicyObsCfg(ObsGroup):
         noise=Unoise(n_min=-1.5, n_max=1.5),
     )
     actions = ObsTerm(func=mdp.last_action)
+    gait_phase: ObsTerm | None = None  # a gait clock, for robots whose task sets one (G1: env.gait_period)
 
     enable_corruption = True  # each term's sensor noise
 
@@ -244,6 +245,10 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         self.scene.contact_forces.update_period = self.sim.dt
         if self.robot is not MISSING:
             self.apply_robot(ROBOTS[self.robot])
+
+    def finalize(self) -> None:
+        """What depends on overridable fields, applied after the overrides (``sim2real.config.load_task``).
+        Override in task cfg (and call super)."""
 
     def apply_robot(self, spec: RobotSpec) -> None:
         """Point every body- and joint-naming term at ``spec``; called once from ``__post_init__``."""

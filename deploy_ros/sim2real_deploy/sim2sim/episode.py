@@ -96,7 +96,7 @@ def run_episode(
         if pushed:
             robot.push(pushes.pop(0)[1])
         command = command_at(cfg.schedule, t)
-        obs = observe(robot.state(), command[command_index], last_action)
+        obs = observe(robot.state(), command[command_index], last_action, tick=k)
         action = meta.clip_action(np.asarray(policy(obs), dtype=np.float64))
         target = meta.targets_from_actions(action)
         if target_filter is not None:

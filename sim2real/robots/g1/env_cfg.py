@@ -8,15 +8,18 @@ Termination on pelvis or torso contact comes from the robot spec (``fall_contact
 
 from __future__ import annotations
 
+from isaaclab.managers import ObservationTermCfg as ObsTerm
 from isaaclab.managers import RewardTermCfg as RewTerm
 from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass
 
+from sim2real.robots import ROBOTS
 from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
 from sim2real.tasks.locomotion.velocity_env_cfg import RewardsCfg, VelocityEnvCfg
 
 _LEGS = [".*_hip_.*_joint", ".*_knee_joint"]
+_SOLE_BELOW_FOOT_ORIGIN = 0.035  # [m] the ankle-roll link's contact spheres: 0.005 m radius at z = -0.03
 
 
 def _deviation(weight: float, *joint_names: str) -> RewTerm:
@@ -45,12 +48,19 @@ class G1RewardsCfg(RewardsCfg):
     joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
     joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
     joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
+    gait_contact: RewTerm | None = None  # set with the gait clock (G1FlatEnvCfg.gait_period)
+    feet_swing_height: RewTerm | None = None
 
 
 @configclass
 class G1FlatEnvCfg(VelocityEnvCfg):
     robot = "g1"
     rewards: G1RewardsCfg = G1RewardsCfg()
+    gait_period: float = 0.0
+    """Gait clock period [s]; 0: none. With one (``env.gait_period=0.8``), the policy and critic observe the phase
+    (``gait_phase``), feet earn contacts on schedule (left and right half a period apart, in stance 55 % of it) and
+    swinging feet are pulled to ``gait_swing_height``, as in unitree_rl_gym's G1 task."""
+    gait_swing_height: float = 0.08  # [m] sole above the ground at swing
 
     def __post_init__(self):
         super().__post_init__()
@@ -68,6 +78,32 @@ class G1FlatEnvCfg(VelocityEnvCfg):
         rewards.dof_torques_l2.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=_LEGS)
         rewards.dof_pos_limits.weight = -1.0  # only the ankles run into their limits while walking
         rewards.dof_pos_limits.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=[".*_ankle_.*_joint"])
+
+    def finalize(self) -> None:
+        super().finalize()
+        if self.gait_period > 0:
+            self._add_gait_clock(self.gait_period)
+
+    def _add_gait_clock(self, period: float) -> None:
+        feet = list(ROBOTS[self.robot].foot_bodies)
+        phase = ObsTerm(func=mdp.gait_phase, params={"period": period})
+        self.observations.policy.gait_phase = phase
+        self.observations.critic.gait_phase = phase
+        contacts = SceneEntityCfg("contact_forces", body_names=feet)
+        common = {"sensor_cfg": contacts, "command_name": "base_velocity"}
+        self.rewards.gait_contact = RewTerm(
+            func=mdp.gait_contact, weight=0.18, params={**common, "period": period, "offsets": [0.0, 0.5]}
+        )
+        self.rewards.feet_swing_height = RewTerm(
+            func=mdp.feet_swing_height,
+            weight=-20.0,
+            params={
+                **common,
+                "asset_cfg": SceneEntityCfg("robot", body_names=feet),
+                "target_height": self.gait_swing_height,
+                "foot_offset": _SOLE_BELOW_FOOT_ORIGIN,
+            },
+        )
 
 
 @configclass

@@ -1,0 +1,68 @@
+"""A gait clock for bipeds: a phase observation and the rewards that tie foot contacts and swing height to it.
+
+The phase is episode time over the period, from 0 at each episode start; the robot side computes the same value
+from its control ticks since the policy took over (``sim2real_deploy.observations``, term ``gait_phase``). Foot
+``i`` is in stance while ``(phase + offsets[i]) mod 1 < stance_fraction``, as in unitree_rl_gym's G1 task.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import torch
+from isaaclab.managers import SceneEntityCfg
+
+if TYPE_CHECKING:
+    from isaaclab.envs import ManagerBasedRLEnv
+
+
+def _phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
+    return torch.remainder(env.episode_length_buf.float() * env.step_dt / period, 1.0)
+
+
+def gait_phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
+    """sin and cos of the clock's phase (2 values)."""
+    angle = 2.0 * math.pi * _phase(env, period)
+    return torch.stack([torch.sin(angle), torch.cos(angle)], dim=1)
+
+
+def _moving(env: ManagerBasedRLEnv, command_name: str) -> torch.Tensor:
+    """1 where the command asks for motion: a standing robot is not asked to step."""
+    command = env.command_manager.get_command(command_name)
+    return ((command[:, :2].norm(dim=1) + command[:, 2].abs()) > 0.1).float()
+
+
+def gait_contact(
+    env: ManagerBasedRLEnv,
+    sensor_cfg: SceneEntityCfg,
+    command_name: str,
+    period: float,
+    offsets: Sequence[float],
+    stance_fraction: float = 0.55,
+    threshold: float = 1.0,
+) -> torch.Tensor:
+    """Number of feet whose contact state matches the clock's schedule, while the command asks for motion."""
+    forces = env.scene.sensors[sensor_cfg.name].data.net_forces_w.torch[:, sensor_cfg.body_ids]
+    contact = forces.norm(dim=-1) > threshold
+    leg_phase = torch.remainder(_phase(env, period)[:, None] + torch.tensor(offsets, device=env.device), 1.0)
+    matches = (contact == (leg_phase < stance_fraction)).float().sum(dim=1)
+    return matches * _moving(env, command_name)
+
+
+def feet_swing_height(
+    env: ManagerBasedRLEnv,
+    sensor_cfg: SceneEntityCfg,
+    asset_cfg: SceneEntityCfg,
+    command_name: str,
+    target_height: float,
+    foot_offset: float = 0.0,
+    threshold: float = 1.0,
+) -> torch.Tensor:
+    """Squared error of each swinging foot's height to ``target_height`` [m], summed over feet, while moving.
+    Heights are the foot bodies' origins above the env's ground plane less ``foot_offset`` (origin to sole)."""
+    forces = env.scene.sensors[sensor_cfg.name].data.net_forces_w.torch[:, sensor_cfg.body_ids]
+    swinging = (forces.norm(dim=-1) <= threshold).float()
+    height = env.scene[asset_cfg.name].data.body_pos_w.torch[:, asset_cfg.body_ids, 2] - foot_offset
+    return (swinging * (height - target_height).square()).sum(dim=1) * _moving(env, command_name)

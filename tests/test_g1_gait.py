@@ -1,0 +1,83 @@
+"""The G1's gait clock (``env.gait_period``): its phase term in training and on the robot side, its rewards.
+
+Its own module: it builds its own env, which cannot coexist with ``test_g1``'s module-wide one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import task_env
+
+from sim2real.export.task_interface import policy_terms
+from sim2real_deploy.observations import ObservationBuilder, RobotState
+
+G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
+NUM_ENVS, NUM_JOINTS = 4, 23
+
+
+def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
+    """With ``env.gait_period``, policy and critic observe the clock; the exported term carries the period, and the
+    robot side (counting control ticks since the policy took over) computes the same values per env, including
+    envs whose episode restarted: each env's clock restarts with its episode."""
+    captured = {}
+    with task_env(
+        G1_TASK, "env.gait_period=0.8", num_envs=NUM_ENVS, configure=lambda run: captured.update(run=run)
+    ) as env:
+        run = captured["run"]
+        terms = policy_terms(run.env)
+        assert terms[-1] == {"name": "gait_phase", "size": 2, "scale": 1.0, "clip": None, "params": {"period": 0.8}}
+        build = ObservationBuilder(terms[-1:], np.zeros(NUM_JOINTS), control_dt=env.unwrapped.step_dt)
+        state = RobotState(np.zeros(NUM_JOINTS), np.zeros(NUM_JOINTS))
+        assert build(state, np.zeros(3), np.zeros(NUM_JOINTS), tick=10) == pytest.approx([1.0, 0.0], abs=1e-6)
+        env.reset()
+        env.unwrapped.episode_length_buf[1] = 17  # as if env 1 had started earlier
+        for _ in range(30):
+            obs = env.step(torch.zeros(NUM_ENVS, NUM_JOINTS))[0]
+        ticks = env.unwrapped.episode_length_buf
+        assert int(ticks[1]) != int(ticks[0])  # the envs are at different points of their clocks
+        for e in range(NUM_ENVS):
+            want = build(state, np.zeros(3), np.zeros(NUM_JOINTS), tick=int(ticks[e]))
+            np.testing.assert_allclose(obs["policy"][e, -2:].numpy(), want, atol=1e-5)
+        critic_terms = env.unwrapped.observation_manager.active_terms["critic"]
+        assert "gait_phase" in critic_terms
+        assert {"gait_contact", "feet_swing_height"} <= set(env.unwrapped.reward_manager.active_terms)
+
+
+class _FakeEnv:
+    """Just what the gait terms read: episode ticks at step_dt 0.02, foot forces and heights, the command."""
+
+    step_dt, device = 0.02, "cpu"
+
+    def __init__(self, ticks, forces, heights, command):
+        from types import SimpleNamespace as NS
+
+        self.episode_length_buf = torch.tensor(ticks)
+        self.command_manager = NS(get_command=lambda name: torch.tensor(command, dtype=torch.float32))
+        contact = NS(data=NS(net_forces_w=NS(torch=torch.tensor(forces))))
+        robot = NS(data=NS(body_pos_w=NS(torch=torch.tensor(heights))))
+        self.scene = type("Scene", (), {"sensors": {"contact_forces": contact}, "__getitem__": lambda s, k: robot})()
+
+
+def test_gait_rewards_on_hand_computed_values():
+    from isaaclab.managers import SceneEntityCfg
+
+    from sim2real.tasks.mdp.gait import feet_swing_height, gait_contact
+
+    # period 0.8 s, stance while the leg's phase < 0.55: tick 4 -> phase 0.1 (left in stance; right at 0.6, swinging);
+    # tick 34 -> phase 0.85 (left swinging; right at 0.35, in stance). Env 0 has the left foot down, env 1 the right;
+    # env 2 is not asked to move.
+    down, up = [0.0, 0.0, 50.0], [0.0, 0.0, 0.0]
+    forces = [[down, up], [up, down], [down, up]]
+    # sole heights (origin - 0.035): env 0's swinging right foot at 0.05, env 1's left at 0.165
+    heights = [[[0, 0, 0.035], [0, 0, 0.085]], [[0, 0, 0.2], [0, 0, 0.035]], [[0, 0, 0.035], [0, 0, 0.5]]]
+    env = _FakeEnv([4, 4, 4], forces, heights, [[0.5, 0, 0], [0.5, 0, 0], [0.0, 0, 0]])
+    sensor, feet = SceneEntityCfg("contact_forces"), SceneEntityCfg("robot")
+    sensor.body_ids = feet.body_ids = [0, 1]
+    schedule = {"command_name": "base_velocity", "period": 0.8, "offsets": [0.0, 0.5]}
+    assert gait_contact(env, sensor, **schedule).tolist() == [2.0, 0.0, 0.0]
+    env.episode_length_buf = torch.tensor([34, 34, 34])
+    assert gait_contact(env, sensor, **schedule).tolist() == [0.0, 2.0, 0.0]
+    swing = feet_swing_height(env, sensor, feet, "base_velocity", target_height=0.08, foot_offset=0.035)
+    assert swing.tolist() == pytest.approx([0.03**2, 0.085**2, 0.0])
