@@ -125,28 +125,24 @@ def policy_interface(
         "physics_dt": float(physics_dt),
     }
     if robot.floating_base:
-        meta["robot"] |= _floating_base_facts(robot, meta)
+        meta["robot"] |= _floating_base_facts(robot)
     if command_interface == "base_velocity":
         meta["commands"]["frame"] = "base"  # vx, vy along the base body's x and y axes; yaw rate about its z
     return meta
 
 
-def _floating_base_facts(robot: RobotSpec, meta: dict[str, Any]) -> dict[str, Any]:
+def _floating_base_facts(robot: RobotSpec) -> dict[str, Any]:
     """What a second implementer needs beyond the joints: the body the IMU terms read, floor scene, fall rule. The
-    fall height is absolute, computed here from the MJCF in the spec's default pose (feet on the floor): a reader
-    never derives it from the file's own joint data, which a broken file could lower along with the robot."""
-    from sim2real_deploy.mujoco_robot import MujocoRobot
-    from sim2real_deploy.policy_file import PolicyMetadata
-
-    standing = MujocoRobot.from_metadata(PolicyMetadata(meta)).standing_height()
+    fall height is absolute, from the spec's MJCF and default pose (training terminates there too): a reader never
+    derives it from the file's own joint data, which a broken file could lower along with the robot."""
     return {
         "base_body": robot.base_body,  # base_ang_vel and projected_gravity are this body's (its IMU, or mapped to it)
         "scene": robot.scene_path.relative_to(REPO_ROOT).as_posix() if robot.scene_path else None,
         "foot_bodies": list(robot.foot_bodies),
         "fall": {
-            "min_base_height": round(robot.fall_height_fraction * standing, 4),  # [m]
+            "min_base_height": round(robot.fall_height, 4),  # [m]
             "max_tilt": robot.fall_tilt,  # [rad]
-            "standing_height": round(standing, 4),  # [m] the base height the rule is a fraction of
+            "standing_height": round(robot.standing_height, 4),  # [m] the base height the rule is a fraction of
         },
     }
 

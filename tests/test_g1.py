@@ -76,6 +76,23 @@ def test_fallen_robot_terminates(env):
     assert terminated.all()
 
 
+def test_crouch_below_the_check_fall_height_terminates(env):
+    """Training ends an episode where the sim-to-sim check calls a fall (0.75 of the 0.78 m standing height): an
+    upright pelvis put at 0.45 m is a fall in both, though no pelvis or torso contact happens."""
+    from sim2real.robots import ROBOTS
+
+    assert env.unwrapped.cfg.terminations.base_too_low.params["minimum_height"] == ROBOTS["g1"].fall_height
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    pose = torch.tensor([0.0, 0.0, 0.45, 0.0, 0.0, 0.0, 1.0]).repeat(env.num_envs, 1)
+    pose[:, :2] = env.unwrapped.scene.env_origins[:, :2]
+    robot.write_root_pose_to_sim_index(root_pose=pose)
+    robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(env.num_envs, 6))
+    env.step(torch.zeros(env.num_envs, NUM_JOINTS))
+    manager = env.unwrapped.termination_manager
+    assert manager.get_term("base_too_low").all() and not manager.get_term("base_contact").any()
+
+
 def _term(env, name: str) -> torch.Tensor:
     term = env.unwrapped.reward_manager.get_term_cfg(name)
     return term.func(env.unwrapped, **term.params) * term.weight

@@ -116,6 +116,20 @@ def build_scene(mjcf: str | Path, physics_dt: float, joint_names: Sequence[str],
 DOF_FIELDS = dict(zip(JOINT_DYNAMICS_KEYS, ("dof_damping", "dof_frictionloss", "dof_armature"), strict=True))
 
 
+def feet_on_floor_height(model: mujoco.MjModel, data: mujoco.MjData) -> float:
+    """For the pose in ``data.qpos`` with the base at z = 0: the base height at which the robot's lowest collision
+    geom (bounding box) is 5 mm above the floor."""
+    mujoco.mj_kinematics(model, data)
+    lowest = np.inf
+    for g in range(model.ngeom):
+        if model.geom_bodyid[g] == 0 or not (model.geom_contype[g] or model.geom_conaffinity[g]):
+            continue
+        rot_z = data.geom_xmat[g].reshape(3, 3)[2]
+        center, half = model.geom_aabb[g, :3], model.geom_aabb[g, 3:]
+        lowest = min(lowest, data.geom_xpos[g, 2] + rot_z @ center - np.abs(rot_z) @ half)
+    return float(-lowest + 0.005)
+
+
 class MujocoRobot:
     """MuJoCo model + data with the policy's joints bound by name and its actuator model at the physics rate."""
 
@@ -174,17 +188,9 @@ class MujocoRobot:
 
     # ----- episodes -----
     def standing_height(self) -> float:
-        """Base height at which the lowest collision geom just touches z = 0 in the default pose."""
+        """Base height at which the lowest collision geom just touches z = 0 in the default pose (+5 mm)."""
         self._set_pose(0.0)
-        mujoco.mj_kinematics(self.model, self.data)
-        lowest = np.inf
-        for g in range(self.model.ngeom):
-            if self.model.geom_bodyid[g] == 0 or not (self.model.geom_contype[g] or self.model.geom_conaffinity[g]):
-                continue
-            rot_z = self.data.geom_xmat[g].reshape(3, 3)[2]
-            center, half = self.model.geom_aabb[g, :3], self.model.geom_aabb[g, 3:]
-            lowest = min(lowest, self.data.geom_xpos[g, 2] + rot_z @ center - np.abs(rot_z) @ half)
-        return float(-lowest + 0.005)
+        return feet_on_floor_height(self.model, self.data)
 
     def _set_pose(self, base_height: float) -> None:
         self.data.qpos[:] = self.model.qpos0

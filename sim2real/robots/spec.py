@@ -106,6 +106,26 @@ class RobotSpec:
             digest.update(path.read_bytes())
         return digest.hexdigest()
 
+    @cached_property
+    def standing_height(self) -> float:
+        """Base height with the feet on the floor in the default pose [m], from the MJCF (floating base only)."""
+        import mujoco
+
+        from sim2real_deploy.mujoco_robot import feet_on_floor_height
+
+        model = mujoco.MjModel.from_xml_path(str(self.mjcf_path))
+        data = mujoco.MjData(model)
+        for joint in self.joint_names:
+            data.qpos[model.jnt_qposadr[model.joint(joint).id]] = self.default_pos(joint)
+        free = next(j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE)
+        data.qpos[model.jnt_qposadr[free] : model.jnt_qposadr[free] + 7] = [0, 0, 0, 1, 0, 0, 0]
+        return feet_on_floor_height(model, data)
+
+    @property
+    def fall_height(self) -> float:
+        """Fallen below this base height [m]: ``fall_height_fraction`` of the standing height."""
+        return self.fall_height_fraction * self.standing_height
+
     def default_pos(self, joint: str) -> float:
         """Default position of one joint, policy joint or not."""
         return _match_one(self.default_joint_pos, joint)

@@ -220,6 +220,9 @@ class TerminationsCfg:
     base_contact = DoneTerm(
         func=mdp.illegal_contact, params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0}
     )
+    # the sim-to-sim check's fall height (the spec's RobotSpec.fall_height): a crouch the check calls a fall ends the
+    # episode in training too. Flat ground only: world z is the height above the ground.
+    base_too_low = DoneTerm(func=mdp.root_height_below_minimum, params={"minimum_height": MISSING})
 
 
 @configclass
@@ -271,6 +274,8 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         else:  # nothing to penalise (an empty body list would select every body)
             self.rewards.undesired_contacts = None
         self.terminations.base_contact.params["sensor_cfg"].body_names = [base, *spec.fall_contact_bodies]
+        if self.terminations.base_too_low is not None:
+            self.terminations.base_too_low.params["minimum_height"] = spec.fall_height
         for term in (self.actions.joint_pos,):
             term.joint_names = list(spec.joint_names)
         for group in (self.observations.policy, self.observations.critic):
