@@ -59,14 +59,18 @@ def test_standing_at_default_pose_with_zero_actions_stays_up_for_one_second(env)
     assert (robot.data.projected_gravity_b.torch[:, 2] < -0.9).all()  # upright
 
 
-def test_fallen_robot_terminates(env):
+def _put_base(env, height: float, quat_xyzw: tuple[float, float, float, float]) -> None:
+    """Every env's base at rest at ``height`` above its origin with orientation ``quat_xyzw``."""
     env.reset()
-    robot = env.unwrapped.scene["robot"]
-    # lying on its back: pitched 90 deg about y, pelvis and torso on the ground
-    pose = torch.tensor([0.0, 0.0, 0.15, 0.0, 0.7071068, 0.0, 0.7071068]).repeat(env.num_envs, 1)
+    pose = torch.tensor([0.0, 0.0, height, *quat_xyzw]).repeat(env.num_envs, 1)
     pose[:, :2] = env.unwrapped.scene.env_origins[:, :2]
+    robot = env.unwrapped.scene["robot"]
     robot.write_root_pose_to_sim_index(root_pose=pose)
     robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(env.num_envs, 6))
+
+
+def test_fallen_robot_terminates(env):
+    _put_base(env, 0.15, (0.0, 0.7071068, 0.0, 0.7071068))  # on its back: pelvis and torso on the ground
     terminated = torch.zeros(env.num_envs, dtype=torch.bool)
     for _ in range(10):
         _, _, dones, extras = env.step(torch.zeros(env.num_envs, NUM_JOINTS))
@@ -82,12 +86,7 @@ def test_crouch_below_the_check_fall_height_terminates(env):
     from sim2real.robots import ROBOTS
 
     assert env.unwrapped.cfg.terminations.base_too_low.params["minimum_height"] == ROBOTS["g1"].fall_height
-    env.reset()
-    robot = env.unwrapped.scene["robot"]
-    pose = torch.tensor([0.0, 0.0, 0.45, 0.0, 0.0, 0.0, 1.0]).repeat(env.num_envs, 1)
-    pose[:, :2] = env.unwrapped.scene.env_origins[:, :2]
-    robot.write_root_pose_to_sim_index(root_pose=pose)
-    robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(env.num_envs, 6))
+    _put_base(env, 0.45, (0.0, 0.0, 0.0, 1.0))
     env.step(torch.zeros(env.num_envs, NUM_JOINTS))
     manager = env.unwrapped.termination_manager
     assert manager.get_term("base_too_low").all() and not manager.get_term("base_contact").any()
