@@ -84,6 +84,7 @@ def policy_interface(
     control_dt: float,
     physics_dt: float,
     command_interface: str = "base_velocity",
+    command_workspace: Mapping[str, Sequence[float]] | None = None,
 ) -> dict[str, Any]:
     """Everything a robot needs to run the policy (the metadata without its ``training`` record).
 
@@ -91,6 +92,7 @@ def policy_interface(
     maps command name -> trained [lo, hi], in the order of the command term. Per-joint values come from the
     robot spec (policy order); the action offset is the default pose, as in Isaac Lab's
     ``JointPositionActionCfg(use_default_offset=True)``. Plain JSON types only, so a run can record it.
+    ``command_workspace`` (pose targets): the ranges targets were sampled from, see ``task_interface``.
     """
     table = robot.joint_table()
     meta = {
@@ -126,8 +128,12 @@ def policy_interface(
     }
     if robot.floating_base:
         meta["robot"] |= _floating_base_facts(robot)
+    else:  # an arm: the pose target is the ee_body's, in the base_body's frame
+        meta["robot"] |= {"base_body": robot.base_body, "ee_body": robot.ee_body}
     if command_interface == "base_velocity":
         meta["commands"]["frame"] = "base"  # vx, vy along the base body's x and y axes; yaw rate about its z
+    if command_workspace is not None:
+        meta["commands"]["workspace"] = {k: [float(v) for v in r] for k, r in command_workspace.items()}
     return meta
 
 

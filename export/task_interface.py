@@ -31,7 +31,17 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
         control_dt=env_cfg.sim.dt * env_cfg.decimation,
         physics_dt=env_cfg.sim.dt,
         command_interface=kind,
+        command_workspace=pose_workspace(command) if kind == "ee_pose" else None,
     )
+
+
+def pose_workspace(command: Any) -> dict[str, list[float]]:
+    """Where pose targets were sampled: position [m] and roll / pitch / yaw [rad] ranges (Isaac Lab's
+    ``UniformPoseCommand``: quaternion from extrinsic x-y-z Euler angles), for a check to sample the same."""
+    return {key: [float(v) for v in getattr(command.ranges, key)] for key in POSE_RANGES}
+
+
+POSE_RANGES = ("pos_x", "pos_y", "pos_z", "roll", "pitch", "yaw")
 
 
 def command_term(env_cfg: Any) -> tuple[str, str, Any]:

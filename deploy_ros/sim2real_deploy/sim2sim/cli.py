@@ -9,8 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sim2real_deploy.commands import EE_POSE
 from sim2real_deploy.mujoco_robot import RobotModelError
-from sim2real_deploy.policy_file import PolicyFileError
+from sim2real_deploy.policy_file import PolicyFileError, read_metadata
 from sim2real_deploy.sim2sim.config import (
     DEFAULT_SCHEDULE,
     RANDOMIZED,
@@ -20,6 +21,7 @@ from sim2real_deploy.sim2sim.config import (
     Sim2SimError,
     Thresholds,
 )
+from sim2real_deploy.sim2sim.reach import ReachConfig, run_reach
 from sim2real_deploy.sim2sim.report import format_summary
 from sim2real_deploy.sim2sim.run import run_sim2sim
 
@@ -43,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
             f"  moving: mean |error| <= {th.max_lin_err} m/s per horizontal axis and <= {th.max_yaw_err} rad/s in yaw,"
             f"\n          and each commanded axis at {1 - th.rel_tol:.0%}-{1 + th.rel_tol:.0%} of its command;\n"
             f"  standing: drift <= {th.max_stand_drift} m and yaw change <= {th.max_stand_yaw} rad (sway reported).\n"
-            "Every episode must survive (base above 0.15 m, tilt below 1 rad).\n\n"
+            "Every episode must survive: base above the robot's fall height and tilt below its limit (metadata\n"
+            "robot.fall: Go2 0.15 m and 1 rad, G1 0.59 m and 0.8 rad).\n\n"
             f"--randomize: {RANDOMIZED_CONFIG.episodes} episodes, each combining floor friction {r.friction}, "
             f"payload {r.payload_kg} kg,\n  latency {tuple(1000 * v for v in r.latency_s)} ms, Kp and Kd x{r.kp_scale}"
             f" per joint, joint damping x{r.joint_damping},\n  friction x{r.joint_friction} and armature "
@@ -52,13 +55,18 @@ def _parser() -> argparse.ArgumentParser:
             f"{rth.max_yaw_err} rad/s, {rth.rel_tol:.0%}.\n"
             "  --joint-dynamics trained samples the joint ranges the policy was trained with (from its metadata)."
         ),
-        epilog="Exit status: 0 passed, 1 failed a criterion, 2 could not run (bad file, bad arguments).",
+        epilog="An arm policy (ee_pose targets) gets the reach check instead: --targets poses sampled in its trained\n"
+        f"workspace, each held {ReachConfig().hold_s:g} s from the default pose; passes with mean position error <= "
+        f"{ReachConfig().max_pos_err} m\nand orientation error <= {ReachConfig().max_rot_err} rad over the last "
+        f"{ReachConfig().measure_s:g} s of each.\n\n"
+        "Exit status: 0 passed, 1 failed a criterion, 2 could not run (bad file, bad arguments).",
     )
     parser.add_argument("policy", help="exported policy file (.onnx with sim2real metadata)")
     parser.add_argument(
         "--out", help="output folder for report.json and tracking.png (default: logs/sim2sim/<policy stem>)"
     )
     parser.add_argument("--episodes", type=int, help="number of episodes (default 1; with --randomize 20)")
+    parser.add_argument("--targets", type=int, default=ReachConfig().targets, help="arm policies: pose targets")
     parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation")
     parser.add_argument("--randomize", action="store_true", help="combined disturbances, see above")
     pair = dict(type=float, nargs=2, metavar=("LO", "HI"))
@@ -151,9 +159,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("sim2sim: --episodes must be >= 1", file=sys.stderr)
         return 2
     try:
+        if read_metadata(args.policy).command_interface == EE_POSE.name:
+            return _reach(args)
         report = run_sim2sim(args.policy, config_from_args(args))
     except (PolicyFileError, RobotModelError, Sim2SimError) as exc:
         print(f"sim2sim: {exc}", file=sys.stderr)
         return 2
     print(format_summary(report))
+    return 0 if report["passed"] else 1
+
+
+def _reach(args: argparse.Namespace) -> int:
+    out = args.out or str(Path("logs/sim2sim") / Path(args.policy).stem)
+    report = run_reach(args.policy, ReachConfig(targets=args.targets, seed=args.seed, mjcf=args.mjcf, out_dir=out))
+    verdict = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failed"])
+    print(
+        f"sim2sim {args.policy} ({report['task_id']}): {len(report['targets'])} targets, mean position error "
+        f"{report['mean_pos_err'] * 100:.2f} cm, orientation {report['mean_rot_err']:.3f} rad: {verdict}\n"
+        f"report: {out}/report.json"
+    )
     return 0 if report["passed"] else 1

@@ -29,7 +29,7 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
     policy = OnnxPolicy(policy_path)
     meta = policy.metadata
     if not meta.legged_velocity:
-        raise Sim2SimError(f"{policy_path}: sim-to-sim checks floating-base velocity policies only (for now)")
+        raise Sim2SimError(f"{policy_path}: this check is for floating-base velocity policies (arms: the reach check)")
     robot = MujocoRobot.from_metadata(meta, cfg.mjcf, limit_tolerance=cfg.limit_tolerance)
     height = cfg.init_base_height or robot.standing_height()
     fall = FallRule.of(meta, cfg)

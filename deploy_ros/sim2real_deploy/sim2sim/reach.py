@@ -1,0 +1,143 @@
+"""Sim-to-sim for a fixed-base arm following end-effector pose targets (``commands.interface`` ``ee_pose``).
+
+Each target is sampled in the workspace the policy was trained on (metadata ``commands.workspace``: position and
+roll / pitch / yaw ranges, the quaternion built as Isaac Lab's ``UniformPoseCommand`` builds it). The arm starts at
+rest in its default pose, the policy runs for ``hold_s`` with the target held, and the errors of ``robot.ee_body``'s
+pose in ``robot.base_body``'s frame are averaged over the last ``measure_s``. Passing means the mean position error
+and the mean orientation error over all targets are within the limits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from sim2real_deploy.commands import EE_POSE
+from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.observations import ObservationBuilder
+from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
+from sim2real_deploy.sim2sim.config import Sim2SimError
+
+POSE_RANGES = ("pos_x", "pos_y", "pos_z", "roll", "pitch", "yaw")
+
+
+@dataclass(frozen=True)
+class ReachConfig:
+    targets: int = 20
+    seed: int = 0
+    hold_s: float = 3.0  # each target held this long, from rest in the default pose
+    measure_s: float = 1.0  # errors averaged over the last second of each hold
+    max_pos_err: float = 0.02  # [m] mean over targets
+    max_rot_err: float = 0.1  # [rad] mean over targets
+    poses: tuple[tuple[float, ...], ...] = ()  # explicit targets (x, y, z, qw, qx, qy, qz) instead of sampled ones
+    mjcf: str | None = None
+    out_dir: str | None = None
+
+
+def quat_from_euler_xyz(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """(w, x, y, z) of the rotation Rz(yaw) Ry(pitch) Rx(roll), as Isaac Lab's ``quat_from_euler_xyz``."""
+    cr, sr, cp, sp, cy, sy = (f(a / 2) for a in (roll, pitch, yaw) for f in (np.cos, np.sin))
+    return np.array(
+        [
+            cy * cr * cp + sy * sr * sp,
+            cy * sr * cp - sy * cr * sp,
+            cy * cr * sp + sy * sr * cp,
+            sy * cr * cp - cy * sr * sp,
+        ]
+    )
+
+
+def sample_targets(meta: PolicyMetadata, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` poses (x, y, z, qw, qx, qy, qz) uniform in the trained workspace."""
+    workspace = meta.raw["commands"].get("workspace")
+    if not workspace or any(key not in workspace for key in POSE_RANGES):
+        raise Sim2SimError("the policy file records no pose workspace (commands.workspace): re-export it")
+    lo, hi = (np.array([workspace[k][i] for k in POSE_RANGES]) for i in (0, 1))
+    draws = rng.uniform(lo, hi, size=(n, len(POSE_RANGES)))
+    return np.array([[*d[:3], *quat_from_euler_xyz(*d[3:])] for d in draws])
+
+
+class _Frames:
+    """The end effector's pose in the base body's frame."""
+
+    def __init__(self, robot: MujocoRobot):
+        names = robot.meta.raw["robot"]
+        self.data = robot.data
+        self.base, self.ee = (robot.model.body(names[k]).id for k in ("base_body", "ee_body"))
+
+    def ee_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        rot_base = self.data.xmat[self.base].reshape(3, 3)
+        pos = rot_base.T @ (self.data.xpos[self.ee] - self.data.xpos[self.base])
+        quat, base_inv = np.zeros(4), np.zeros(4)
+        mujoco.mju_negQuat(base_inv, self.data.xquat[self.base])
+        mujoco.mju_mulQuat(quat, base_inv, self.data.xquat[self.ee])
+        return pos, quat
+
+
+def rotation_error(q1: np.ndarray, q2: np.ndarray) -> float:
+    """Angle [rad] of the rotation between two unit quaternions (w, x, y, z)."""
+    return float(2.0 * np.arccos(np.clip(abs(np.dot(q1, q2)), 0.0, 1.0)))
+
+
+def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[str, Any]:
+    """Every target once; the report has per-target errors, the means and the verdict."""
+    cfg = cfg or ReachConfig()
+    policy = OnnxPolicy(policy_path)
+    meta = policy.metadata
+    if meta.floating_base or meta.command_interface != EE_POSE.name:
+        raise Sim2SimError(f"{policy_path}: the reach check is for fixed-base ee_pose policies")
+    robot = MujocoRobot.from_metadata(meta, cfg.mjcf)
+    targets = np.array(cfg.poses) if cfg.poses else sample_targets(meta, cfg.targets, np.random.default_rng(cfg.seed))
+    rows = [_hold(policy, robot, target, cfg) for target in targets]
+    pos_err = float(np.mean([r["pos_err"] for r in rows]))
+    rot_err = float(np.mean([r["rot_err"] for r in rows]))
+    failed = []
+    if pos_err > cfg.max_pos_err:
+        failed.append(f"mean position error {pos_err:.4f} m > {cfg.max_pos_err} m")
+    if rot_err > cfg.max_rot_err:
+        failed.append(f"mean orientation error {rot_err:.3f} rad > {cfg.max_rot_err} rad")
+    report = {
+        "policy": str(policy_path),
+        "task_id": meta.raw["task_id"],
+        "mjcf": str(robot.mjcf_path),
+        "passed": not failed,
+        "failed": failed,
+        "mean_pos_err": pos_err,
+        "mean_rot_err": rot_err,
+        "targets": rows,
+        "config": asdict(cfg),
+    }
+    if cfg.out_dir:
+        import json
+
+        out = Path(cfg.out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def _hold(policy: OnnxPolicy, robot: MujocoRobot, target: np.ndarray, cfg: ReachConfig) -> dict[str, Any]:
+    meta, frames = robot.meta, _Frames(robot)
+    observe = ObservationBuilder.from_metadata(meta)
+    command = target[EE_POSE.index(meta.command_names)]
+    robot.reset()
+    last_action = np.zeros(meta.num_joints)
+    steps, measured = round(cfg.hold_s / meta.control_dt), round(cfg.measure_s / meta.control_dt)
+    pos_errs, rot_errs = [], []
+    for k in range(steps):
+        obs = observe(robot.state(), command, last_action, tick=k)
+        last_action = meta.clip_action(np.asarray(policy(obs), dtype=np.float64))
+        robot.step(meta.targets_from_actions(last_action))
+        if k >= steps - measured:
+            pos, quat = frames.ee_pose()
+            pos_errs.append(np.linalg.norm(pos - target[:3]))
+            rot_errs.append(rotation_error(quat, target[3:]))
+    return {
+        "target": np.round(target, 4).tolist(),
+        "pos_err": float(np.mean(pos_errs)),
+        "rot_err": float(np.mean(rot_errs)),
+    }

@@ -1,0 +1,55 @@
+"""The reach check for fixed-base arms: pose targets from the trained workspace, errors of the hand's pose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_export import constant_policy
+
+from sim2real.config import load_task
+from sim2real.export.metadata import stamp
+from sim2real.export.task_interface import task_interface
+from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.policy_file import read_metadata
+from sim2real_deploy.sim2sim.reach import ReachConfig, _Frames, quat_from_euler_xyz, run_reach, sample_targets
+
+REACH = "Sim2Real-Reach-Panda-v0"
+
+
+@pytest.fixture(scope="module")
+def hold_policy(tmp_path_factory) -> Path:
+    """Zero output on the reach task's real interface: the arm holds its default pose."""
+    run = load_task(REACH, [])
+    meta = stamp(task_interface(REACH, run.env, run.agent.clip_actions), "test", "0" * 40, {})
+    return constant_policy(tmp_path_factory.mktemp("reach") / "hold.onnx", 0.0, meta)
+
+
+def test_euler_to_quaternion_as_isaac_lab():
+    np.testing.assert_allclose(quat_from_euler_xyz(0.0, np.pi, 0.0), [0, 0, 1, 0], atol=1e-12)  # pi about y
+    np.testing.assert_allclose(quat_from_euler_xyz(0.0, 0.0, np.pi / 2), [np.sqrt(0.5), 0, 0, np.sqrt(0.5)])
+    np.testing.assert_allclose(quat_from_euler_xyz(np.pi / 2, 0.0, 0.0), [np.sqrt(0.5), np.sqrt(0.5), 0, 0])
+
+
+def test_targets_lie_in_the_trained_workspace(hold_policy):
+    meta = read_metadata(hold_policy)
+    workspace = meta.raw["commands"]["workspace"]
+    targets = sample_targets(meta, 200, np.random.default_rng(0))
+    for i, key in enumerate(("pos_x", "pos_y", "pos_z")):
+        assert workspace[key][0] <= targets[:, i].min() and targets[:, i].max() <= workspace[key][1]
+    z_down = [1 - 2 * (q[1] ** 2 + q[2] ** 2) for q in targets[:, 3:]]  # world z of the hand's z axis
+    np.testing.assert_allclose(z_down, -1.0, atol=1e-9)  # roll 0, pitch pi: the hand points straight down
+    assert np.ptp(targets[:, 0]) > 0.2  # spread over the workspace, not one point
+
+
+def test_holding_still_passes_only_at_its_own_pose(hold_policy):
+    failed = run_reach(hold_policy, ReachConfig(targets=4))
+    assert not failed["passed"] and failed["mean_pos_err"] > 0.05
+    robot = MujocoRobot.from_metadata(read_metadata(hold_policy))
+    robot.reset()
+    for _ in range(150):  # 3 s holding the default pose: where the hand settles
+        robot.step(robot.default_pos)
+    pos, quat = _Frames(robot).ee_pose()
+    passed = run_reach(hold_policy, ReachConfig(poses=(tuple([*pos, *quat]),)))
+    assert passed["passed"] and passed["mean_pos_err"] < 0.002 and passed["mean_rot_err"] < 0.01
