@@ -85,6 +85,7 @@ def policy_interface(
     physics_dt: float,
     command_interface: str = "base_velocity",
     command_workspace: Mapping[str, Sequence[float]] | None = None,
+    gripper: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything a robot needs to run the policy (the metadata without its ``training`` record).
 
@@ -132,6 +133,8 @@ def policy_interface(
         meta["robot"] |= {"base_body": robot.base_body, "ee_body": robot.ee_body}
     if command_interface == "base_velocity":
         meta["commands"]["frame"] = "base"  # vx, vy along the base body's x and y axes; yaw rate about its z
+    if gripper is not None:
+        meta["action"]["gripper"] = json.loads(json.dumps(gripper))  # plain JSON types
     if command_workspace is not None:
         meta["commands"]["workspace"] = {k: [float(v) for v in r] for k, r in command_workspace.items()}
     return meta

@@ -61,7 +61,7 @@ def export_policy(
     _check_obs_dim(actor, meta.obs_dim)
     module = _exportable(actor)
     model = _to_onnx(module, meta.obs_dim)
-    _check_output_dim(model, meta.num_joints)
+    _check_output_dim(model, meta.num_actions)
     embed_metadata(model, meta.raw)
 
     tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}.onnx")
@@ -78,7 +78,7 @@ def export_policy(
         "json_path": str(json_path),
         "opset": OPSET,
         "obs_dim": meta.obs_dim,
-        "num_actions": meta.num_joints,
+        "num_actions": meta.num_actions,
         "size_bytes": path.stat().st_size,
         "parity": parity,
         "max_abs_err": max(parity.values()),
@@ -121,11 +121,11 @@ def _check_obs_dim(actor: nn.Module, obs_dim: int) -> None:
         raise ValueError(f"actor takes {actor_dim} observations, metadata terms sum to {obs_dim}")
 
 
-def _check_output_dim(model: Any, num_joints: int) -> None:
+def _check_output_dim(model: Any, num_actions: int) -> None:
     dims = model.graph.output[0].type.tensor_type.shape.dim
     width = dims[-1].dim_value if dims else 0
-    if width != num_joints:
-        raise ValueError(f"actor outputs {width} actions, metadata has {num_joints} joints")
+    if width != num_actions:
+        raise ValueError(f"actor outputs {width} actions, the metadata's joints (and gripper) take {num_actions}")
 
 
 def _reference(actor: nn.Module, module: nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:

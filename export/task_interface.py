@@ -19,8 +19,9 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
     """The policy interface (metadata without its training record) of ``task_id`` configured as ``env_cfg``."""
     robot = ROBOTS[env_cfg.robot]
     _, kind, command = command_term(env_cfg)
-    if len(action_terms(env_cfg)) != 1:
-        raise ValueError(f"{task_id}: policies with several action terms (a gripper) are not exportable yet")
+    extra = [a for a in action_terms(env_cfg) if a not in ("joint_pos", "gripper")]
+    if extra:
+        raise ValueError(f"{task_id}: action terms {extra} have no robot-side code (known: joint_pos, gripper)")
     return policy_interface(
         task_id=task_id,
         robot=robot,
@@ -32,7 +33,23 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
         physics_dt=env_cfg.sim.dt,
         command_interface=kind,
         command_workspace=pose_workspace(command) if kind == "ee_pose" else None,
+        gripper=gripper_action(env_cfg),
     )
+
+
+def gripper_action(env_cfg: Any) -> dict[str, Any] | None:
+    """The binary open/close gripper action (the network's last output; < 0 closes), or None without one."""
+    cfg = getattr(env_cfg.actions, "gripper", None)
+    if cfg is None:
+        return None
+    joints = list(cfg.joint_names)
+    return {
+        "joints": joints,
+        "open": [float(cfg.open_command_expr[j]) for j in joints],
+        "closed": [float(cfg.close_command_expr[j]) for j in joints],
+        "speed": float(cfg.speed),
+        "close_below": 0.0,  # Isaac Lab's BinaryJointPositionAction: a negative command closes
+    }
 
 
 def pose_workspace(command: Any) -> dict[str, list[float]]:

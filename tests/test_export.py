@@ -60,7 +60,8 @@ def make_metadata(**overrides: Any) -> dict[str, Any]:
 def constant_policy(path: Path, action: float | list[float] = 0.0, meta: dict | None = None) -> Path:
     """Export a policy whose output ignores the observation: zero weights, bias = ``action``."""
     meta = meta or make_metadata()
-    n, obs_dim = len(meta["joint_names"]), sum(t["size"] for t in meta["observations"])
+    n = len(meta["joint_names"]) + (1 if meta["action"].get("gripper") else 0)  # a gripper's command comes last
+    obs_dim = sum(t["size"] for t in meta["observations"])
     net = torch.nn.Linear(obs_dim, n)
     with torch.no_grad():
         net.weight.zero_()
@@ -165,7 +166,7 @@ def test_parity_failure_raises_and_leaves_no_file(tmp_path):
 
 
 def test_shape_mismatch_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="12 joints"):
+    with pytest.raises(ValueError, match="outputs 5 actions.*take 12"):
         export_policy(torch.nn.Linear(OBS_DIM, 5), make_metadata(), tmp_path / "policy.onnx")
 
 
@@ -201,3 +202,28 @@ def test_training_info_helpers(tmp_path):
     revision = git_revision()
     assert revision == "unknown" or len(revision.removesuffix("-dirty")) == 40
     assert git_revision(tmp_path) == "unknown"  # not a git work tree
+
+
+def test_gripper_policy_exports_its_command_last(tmp_path):
+    """A lift policy: one output per arm joint plus the hand's open/close command (< 0 closes), which the metadata
+    maps to the fingers' open and closed positions; the observation's ``actions`` term has all of them."""
+    from sim2real.config import load_task
+    from sim2real.export.metadata import stamp
+    from sim2real.export.task_interface import task_interface
+
+    run = load_task("Sim2Real-Lift-Panda-v0", [])
+    meta = stamp(task_interface("Sim2Real-Lift-Panda-v0", run.env, run.agent.clip_actions), "test", "0" * 40, {})
+    assert meta["action"]["gripper"] == {
+        "joints": ["finger_joint1", "finger_joint2"],
+        "open": [0.04, 0.04],
+        "closed": [0.0, 0.0],
+        "speed": 0.05,
+        "close_below": 0.0,
+    }
+    policy = OnnxPolicy(constant_policy(tmp_path / "lift.onnx", [0.5] * 7 + [-2.0], meta))
+    actions = policy(np.zeros((1, policy.metadata.obs_dim), np.float32))[0]
+    read = policy.metadata
+    assert read.num_actions == 8 and actions.shape == (8,)
+    assert read.gripper_targets(actions).tolist() == [0.0, 0.0]  # closed
+    assert read.gripper_targets(-actions).tolist() == [0.04, 0.04]  # open
+    np.testing.assert_allclose(read.targets_from_actions(actions), read.action_offset + 0.5 * read.action_scale)

@@ -1,8 +1,9 @@
 """Every registered task, the whole road at toy scale: build and train 2 iterations from the CLI, export from the
 run, 2 s of sim-to-sim in native MuJoCo, and the ROS node (real rclpy, its own venv) loading the file.
 
-Arm tasks stop where the road does today (arm export, sim-to-sim and serving are the arms issue): the test then
-asserts the clear refusal, so a silent failure or a traceback cannot pass either.
+Arm tasks export (reach: a pose target; lift: plus the gripper command) and a reach policy runs the reach check;
+where the road stops today (the lift check, an arm policy_node: the arms issue) the test asserts the clear refusal,
+so a silent failure or a traceback cannot pass either.
 """
 
 from __future__ import annotations
@@ -60,9 +61,6 @@ def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
     assert sorted(p.name for p in run_dir.glob("model_*.pt")) == ["model_0.pt", "model_1.pt"]
 
     exported = run_cli("export", str(run_dir), cwd=tmp_path, timeout=600)
-    if not (run_dir / "policy_interface.json").is_file():  # a gripper action: not exportable yet (arms issue)
-        assert exported.returncode == 2 and "not exportable yet" in exported.stderr, exported.stderr[-2000:]
-        return
     assert exported.returncode == 0, exported.stderr[-3000:]
     policy = run_dir / "exported" / "policy.onnx"
     recorded = json.loads((run_dir / "policy_interface.json").read_text())
@@ -80,9 +78,13 @@ def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
         report = run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
         assert report["task_id"] == task and report["episodes"][0]["segments"][0]["end"] == 2.0
         assert policy_node_loads(policy).startswith("LOADED WAITING")
-    else:  # an arm: the reach check runs it; policy_node does not serve arms yet (arms issue)
+    else:  # an arm: the reach check runs a reach policy; no lift check and no arm policy_node yet (arms issue)
         with pytest.raises(Sim2SimError, match="floating-base"):
             run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
-        report = run_reach(policy, ReachConfig(targets=2, hold_s=0.5, measure_s=0.2))
-        assert report["task_id"] == task and len(report["targets"]) == 2
+        if read_metadata(policy).gripper:
+            with pytest.raises(Sim2SimError, match="lift"):
+                run_reach(policy)
+        else:
+            report = run_reach(policy, ReachConfig(targets=2, hold_s=0.5, measure_s=0.2))
+            assert report["task_id"] == task and len(report["targets"]) == 2
         assert policy_node_loads(policy).startswith("REFUSED")

@@ -75,6 +75,24 @@ class PolicyMetadata:
         return np.asarray(self.raw[key], dtype=np.float64)
 
     @property
+    def gripper(self) -> dict[str, Any] | None:
+        """``action.gripper`` of a grasping policy: ``joints``, their ``open`` and ``closed`` positions, the finger
+        ``speed`` and ``close_below`` (the last network output below it closes the hand); None without a gripper."""
+        return self.raw["action"].get("gripper")
+
+    @property
+    def num_actions(self) -> int:
+        """Network outputs: one per joint, plus the gripper's open/close command."""
+        return self.num_joints + (1 if self.gripper else 0)
+
+    def gripper_targets(self, actions: np.ndarray) -> np.ndarray:
+        """Finger position targets from the network output (the hand's command, last), as training's binary
+        gripper action maps it; the fingers then travel at ``gripper.speed``."""
+        gripper = self.gripper
+        closed = self.clip_action(np.asarray(actions, dtype=np.float64))[self.num_joints] < gripper["close_below"]
+        return np.asarray(gripper["closed" if closed else "open"], dtype=np.float64)
+
+    @property
     def action_scale(self) -> np.ndarray:
         return np.broadcast_to(np.asarray(self.raw["action"]["scale"], dtype=np.float64), (self.num_joints,))
 
@@ -154,8 +172,10 @@ class PolicyMetadata:
         return {key: np.asarray(ranges[key], dtype=np.float64) for key in JOINT_DYNAMICS_KEYS}
 
     def targets_from_actions(self, actions: np.ndarray) -> np.ndarray:
-        """Joint position targets (policy order) from raw network outputs, as in training."""
-        return self.action_offset + self.action_scale * self.clip_action(actions)
+        """Joint position targets (policy order) from raw network outputs, as in training (a gripper's command, the
+        last output, is :meth:`gripper_targets`'s)."""
+        joints = np.asarray(actions, dtype=np.float64)[..., : self.num_joints]
+        return self.action_offset + self.action_scale * self.clip_action(joints)
 
 
 JOINT_DYNAMICS_KEYS = ("damping", "friction", "armature")  # training.domain_randomization.joint_dynamics
@@ -192,7 +212,12 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         )
     try:
         interface(commands.get("interface", "")).index(commands["names"])
-        check_terms(meta["observations"], Dims(n, len(commands["names"]), n), commands["interface"])
+        gripper = meta["action"].get("gripper")
+        fingers = len(gripper["joints"]) if gripper else 0
+        if gripper and not (len(gripper["open"]) == len(gripper["closed"]) == fingers > 0 and gripper["speed"] > 0):
+            raise ValueError("'action.gripper' needs joints with one open and one closed position each, speed > 0")
+        dims = Dims(n, len(commands["names"]), n + (1 if gripper else 0), gripper=fingers)
+        check_terms(meta["observations"], dims, commands["interface"])
         _check_numbers(meta)
     except (ValueError, KeyError, TypeError) as exc:
         raise PolicyFileError(f"{source}: {exc}") from exc

@@ -90,6 +90,8 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
     meta = policy.metadata
     if meta.floating_base or meta.command_interface != EE_POSE.name:
         raise Sim2SimError(f"{policy_path}: the reach check is for fixed-base ee_pose policies")
+    if meta.gripper:
+        raise Sim2SimError(f"{policy_path}: a grasping (lift) policy: its sim-to-sim check does not exist yet")
     robot = MujocoRobot.from_metadata(meta, cfg.mjcf)
     targets = np.array(cfg.poses) if cfg.poses else sample_targets(meta, cfg.targets, np.random.default_rng(cfg.seed))
     rows = [_hold(policy, robot, target, cfg) for target in targets]
