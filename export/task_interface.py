@@ -11,7 +11,7 @@ from typing import Any
 
 from sim2real.export.metadata import policy_interface
 from sim2real.robots import ROBOTS
-from sim2real_deploy.commands import interface
+from sim2real_deploy.commands import POSE_WORKSPACE_KEYS, interface
 from sim2real_deploy.observations import Dims, term
 
 
@@ -55,10 +55,7 @@ def gripper_action(env_cfg: Any) -> dict[str, Any] | None:
 def pose_workspace(command: Any) -> dict[str, list[float]]:
     """Where pose targets were sampled: position [m] and roll / pitch / yaw [rad] ranges (Isaac Lab's
     ``UniformPoseCommand``: quaternion from extrinsic x-y-z Euler angles), for a check to sample the same."""
-    return {key: [float(v) for v in getattr(command.ranges, key)] for key in POSE_RANGES}
-
-
-POSE_RANGES = ("pos_x", "pos_y", "pos_z", "roll", "pitch", "yaw")
+    return {key: [float(v) for v in getattr(command.ranges, key)] for key in POSE_WORKSPACE_KEYS}
 
 
 def command_term(env_cfg: Any) -> tuple[str, str, Any]:

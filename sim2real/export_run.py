@@ -70,27 +70,31 @@ def run_interface(run_dir: Path, current: dict[str, Any], force: bool = False) -
     return with_additions(recorded, current)
 
 
+# Facts about the robot the exporter learned to write after some runs were recorded: a run without them gets
+# today's values. Anything else a run did not record (a training setting) is a difference.
+ADDED_FACTS = {"robot.fall", "robot.base_body", "robot.scene", "robot.foot_bodies", "robot.ee_body", "commands.frame"}
+
+
 def differing_fields(recorded: Any, current: Any, prefix: str = "") -> list[str]:
-    """Readable 'field: recorded -> today' lines for every leaf that differs. Fields the run did not record are
-    not differences: they were added to the interface later (see :func:`with_additions`)."""
+    """Readable 'field: recorded -> today' lines for every leaf that differs (an :data:`ADDED_FACTS` field the run
+    predates is not a difference)."""
     if isinstance(recorded, dict) and isinstance(current, dict):
+        keys = sorted(set(recorded) | {k for k in current if f"{prefix}{k}" not in ADDED_FACTS})
         return [
-            line
-            for key in sorted(recorded)
-            for line in differing_fields(recorded[key], current.get(key), f"{prefix}{key}.")
+            line for key in keys for line in differing_fields(recorded.get(key), current.get(key), f"{prefix}{key}.")
         ]
     if recorded != current:
         return [f"{prefix.rstrip('.')}: {_short(recorded)} -> {_short(current)}"]
     return []
 
 
-def with_additions(recorded: Any, current: Any) -> Any:
-    """``recorded`` plus the fields today's interface has and the run predates (e.g. ``robot.fall``): facts about
-    the robot that the exporter adds, not settings the policy was trained with."""
+def with_additions(recorded: Any, current: Any, prefix: str = "") -> Any:
+    """``recorded`` plus today's values of the :data:`ADDED_FACTS` it predates."""
     if not (isinstance(recorded, dict) and isinstance(current, dict)):
         return recorded
-    merged = {key: with_additions(value, current.get(key)) for key, value in recorded.items()}
-    return merged | {key: value for key, value in current.items() if key not in recorded}
+    merged = {key: with_additions(value, current.get(key), f"{prefix}{key}.") for key, value in recorded.items()}
+    added = {k: v for k, v in current.items() if k not in recorded and f"{prefix}{k}" in ADDED_FACTS}
+    return merged | added
 
 
 def _short(value: Any) -> str:

@@ -23,8 +23,13 @@ TARGET_RATE_FRACTION = 0.5  # slew limit as a fraction of each joint's no-load s
 def driver_joint_order(spec: RobotSpec) -> list[str]:
     """The policy joints in the MJCF's actuator order: the order the robot's joint controller takes them in."""
     model = mujoco.MjModel.from_xml_path(str(spec.mjcf_path))
-    driven = [model.joint(int(model.actuator_trnid[a, 0])).name for a in range(model.nu)]
-    return [name for name in driven if name in spec.joint_names] or list(spec.joint_names)
+    joint_driven = [a for a in range(model.nu) if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT]
+    driven = [model.joint(int(model.actuator_trnid[a, 0])).name for a in joint_driven]
+    order = [name for name in driven if name in spec.joint_names]
+    if sorted(order) != sorted(spec.joint_names):
+        missing = sorted(set(spec.joint_names) - set(order))
+        raise ValueError(f"{spec.mjcf_path.name}: policy joints without exactly one joint actuator: {missing}")
+    return order
 
 
 def _has_keyframe(spec: RobotSpec, name: str) -> bool:

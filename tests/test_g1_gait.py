@@ -19,8 +19,8 @@ NUM_ENVS, NUM_JOINTS = 4, 23
 
 def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
     """With ``env.gait_period``, policy and critic observe the clock; the exported term carries the period, and the
-    robot side (counting control ticks since the policy took over) computes the same values per env, including
-    envs whose episode restarted: each env's clock restarts with its episode."""
+    robot side (counting control ticks since the policy took over) computes the same values per env, each env at
+    its own point of the clock (its own episode time)."""
     captured = {}
     with task_env(
         G1_TASK, "env.gait_period=0.8", num_envs=NUM_ENVS, configure=lambda run: captured.update(run=run)

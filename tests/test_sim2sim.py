@@ -302,10 +302,16 @@ def test_a_kneeling_g1_has_fallen_by_its_own_rule(files):
     rule, episode = report["fall_rule"], report["episodes"][0]
     fall = meta["robot"]["fall"]
     assert 0.77 < fall["standing_height"] < 0.80  # pelvis, feet on the floor in the default pose (0.783 m)
-    assert rule == {"min_base_height": pytest.approx(0.75 * fall["standing_height"], abs=1e-4), "max_tilt": 0.8}
+    expected = {"min_base_height": pytest.approx(0.75 * fall["standing_height"], abs=1e-4), "max_tilt": 0.8}
+    assert rule == expected | {"source": "robot.fall"}
     assert not report["passed"] and "base height" in episode["fall_reason"]
     quadruped_rule = run_sim2sim(kneel, replace(cfg, min_base_height=0.15, max_tilt=1.0))["episodes"][0]
     assert quadruped_rule["survived"] and quadruped_rule["min_base_height"] < 0.4  # kneeling at ~0.27 m "stood"
+    # a file exported before robot.fall existed gets that quadruped rule, and the report says so
+    old = corrupted(kneel, files / "g1_old.onnx", lambda meta: meta["robot"].pop("fall"))
+    report = run_sim2sim(old, cfg)
+    assert report["fall_rule"]["source"].startswith("default") and report["episodes"][0]["survived"]
+    assert any("no robot.fall" in w for w in report["warnings"])
 
 
 def test_file_without_metadata_is_refused(tmp_path):

@@ -27,9 +27,34 @@ def hold_policy(tmp_path_factory) -> Path:
 
 
 def test_euler_to_quaternion_as_isaac_lab():
+    """The same rotation as Isaac Lab's own ``quat_from_euler_xyz`` (which returns x, y, z, w)."""
+    import torch
+    from isaaclab.utils.math import quat_from_euler_xyz as isaac
+
     np.testing.assert_allclose(quat_from_euler_xyz(0.0, np.pi, 0.0), [0, 0, 1, 0], atol=1e-12)  # pi about y
-    np.testing.assert_allclose(quat_from_euler_xyz(0.0, 0.0, np.pi / 2), [np.sqrt(0.5), 0, 0, np.sqrt(0.5)])
-    np.testing.assert_allclose(quat_from_euler_xyz(np.pi / 2, 0.0, 0.0), [np.sqrt(0.5), np.sqrt(0.5), 0, 0])
+    for roll, pitch, yaw in np.random.default_rng(0).uniform(-np.pi, np.pi, size=(20, 3)):
+        x, y, z, w = isaac(*(torch.tensor([a], dtype=torch.float64) for a in (roll, pitch, yaw)))[0].tolist()
+        np.testing.assert_allclose(quat_from_euler_xyz(roll, pitch, yaw), [w, x, y, z], atol=1e-12)
+
+
+def test_command_is_what_training_fed_the_policy(hold_policy):
+    """The reach env's own pose command, taken as a pose (MuJoCo order w, x, y, z) and built back into the policy's
+    command input by field name, equals the env's ``pose_command`` observation: the quaternion order included."""
+    import torch
+    from conftest import task_env
+
+    from sim2real_deploy.sim2sim.reach import command_vector
+
+    meta = read_metadata(hold_policy)
+    with task_env(REACH, "env.observations.policy.enable_corruption=false", num_envs=4) as env:
+        env.reset()
+        obs = env.step(torch.zeros(4, env.num_actions))[0]["policy"]
+        trained = env.unwrapped.command_manager.get_command("ee_pose").double().numpy()  # x y z qx qy qz qw
+        start = 2 * len(meta.joint_names)  # joint_pos, joint_vel, then pose_command
+        np.testing.assert_allclose(obs[:, start : start + 7].double().numpy(), trained, atol=1e-6)
+        for row in trained:
+            pose = np.array([*row[:3], row[6], *row[3:6]])
+            np.testing.assert_allclose(command_vector(meta, pose), row, atol=1e-12)
 
 
 def test_targets_lie_in_the_trained_workspace(hold_policy):

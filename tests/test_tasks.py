@@ -13,6 +13,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import run_cli
 
@@ -86,5 +87,6 @@ def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
                 run_reach(policy)
         else:
             report = run_reach(policy, ReachConfig(targets=2, hold_s=0.5, measure_s=0.2))
-            assert report["task_id"] == task and len(report["targets"]) == 2
+            assert report["task_id"] == task and len(report["targets"]) == 2 and not report["passed"]  # untrained
+            assert all(np.isfinite([t["pos_err"], t["rot_err"]]).all() for t in report["targets"])
         assert policy_node_loads(policy).startswith("REFUSED")

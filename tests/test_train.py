@@ -160,10 +160,12 @@ def test_interface_fields_added_after_a_run_are_filled_in_not_refused():
     that fact; a recorded value that changed is still refused, and --force keeps the recorded one."""
     from sim2real.export_run import differing_fields, with_additions
 
-    recorded = {"robot": {"name": "go2"}, "stiffness": [25.0]}
+    recorded = {"robot": {"name": "go2"}, "stiffness": [25.0], "commands": {}}
     today = {"robot": {"name": "go2", "fall": {"max_tilt": 1.0}}, "stiffness": [25.0], "commands": {"frame": "base"}}
     assert differing_fields(recorded, today) == []
     assert with_additions(recorded, today) == today
+    gripper = {**today, "action": {"gripper": {"speed": 0.05}}}  # a training setting, not a robot fact
+    assert differing_fields(recorded, gripper) == ['action: null -> {"gripper": {"speed": 0.05}}']
     today["stiffness"] = [30.0]
     assert differing_fields(recorded, today) == ["stiffness: [25.0] -> [30.0]"]
     assert with_additions(recorded, today)["stiffness"] == [25.0]

@@ -37,9 +37,13 @@ BASE_VELOCITY = CommandInterface("base_velocity", ("lin_vel_x", "lin_vel_y", "an
 """A twist in the base's yaw frame: (vx [m/s], vy [m/s], yaw rate [rad/s]), as ``geometry_msgs/Twist`` carries it."""
 
 EE_POSE = CommandInterface(
-    "ee_pose", ("pos_x", "pos_y", "pos_z", "quat_w", "quat_x", "quat_y", "quat_z"), obs_term="pose_command"
+    "ee_pose", ("pos_x", "pos_y", "pos_z", "quat_x", "quat_y", "quat_z", "quat_w"), obs_term="pose_command"
 )
-"""An end-effector pose target in the robot's base frame: position [m] and unit quaternion (w, x, y, z)."""
+"""An end-effector pose target in the robot's base frame: position [m] and unit quaternion (x, y, z, w), the order
+of Isaac Lab 3's ``pose_command`` (and of ``geometry_msgs/Pose``)."""
+
+POSE_WORKSPACE_KEYS = ("pos_x", "pos_y", "pos_z", "roll", "pitch", "yaw")
+"""Keys of an ``ee_pose`` policy's ``commands.workspace``: the position [m] and Euler [rad] ranges targets came from."""
 
 INTERFACES: dict[str, CommandInterface] = {i.name: i for i in (BASE_VELOCITY, EE_POSE)}
 

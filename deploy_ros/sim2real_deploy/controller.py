@@ -223,7 +223,7 @@ class PolicyController:
         if left > 0:
             return False, f"enable refused: soft start not finished ({left:.2f} s left)"
         self.last_action = np.zeros(self.meta.num_joints)
-        self.policy_ticks = 0  # a gait clock starts at phase 0, as each training episode does
+        self.policy_ticks = 0  # a gait clock starts at phase 0, as a training episode after a reset does
         self._transition(Mode.RUNNING, "enable requested", now)
         return True, "RUNNING"
 

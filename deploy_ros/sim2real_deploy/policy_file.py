@@ -53,7 +53,7 @@ class PolicyFileError(ValueError):
     """The file is not a sim2real policy, or not one this version can read. The message says why."""
 
 
-DEFAULT_FALL = {"min_base_height": 0.15, "max_tilt": 1.0}  # robot.fall of files that predate it (all quadrupeds)
+DEFAULT_FALL = {"min_base_height": 0.15, "max_tilt": 1.0}  # robot.fall of files that predate it: a quadruped's
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,9 @@ def _check_numbers(meta: dict[str, Any]) -> None:
     fall = meta["robot"].get("fall", DEFAULT_FALL)
     if not (float(fall["min_base_height"]) > 0 and 0 < float(fall["max_tilt"]) < np.pi):
         raise ValueError("'robot.fall' needs min_base_height > 0 and 0 < max_tilt < pi")
+    gripper = meta["action"].get("gripper")
+    if gripper is not None and not isinstance(gripper.get("close_below"), int | float):
+        raise ValueError("'action.gripper.close_below' must be a number")
     ranges = (meta.get("training", {}).get("domain_randomization") or {}).get("joint_dynamics")
     if ranges is not None and not isinstance(ranges, dict):
         raise ValueError("'training.domain_randomization.joint_dynamics' must be an object")

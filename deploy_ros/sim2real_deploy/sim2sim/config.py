@@ -135,13 +135,18 @@ class FallRule:
 
     min_base_height: float  # [m]
     max_tilt: float  # [rad]
+    source: str = "robot.fall"  # where the limits came from
 
     @classmethod
     def of(cls, meta: PolicyMetadata, cfg: Sim2SimConfig) -> FallRule:
         rule = meta.fall_rule
+        source = "robot.fall" if "fall" in meta.raw["robot"] else "default: the file predates robot.fall"
+        if cfg.min_base_height is not None or cfg.max_tilt is not None:
+            source = "the check's configuration"
         return cls(
             rule["min_base_height"] if cfg.min_base_height is None else cfg.min_base_height,
             rule["max_tilt"] if cfg.max_tilt is None else cfg.max_tilt,
+            source,
         )
 
 

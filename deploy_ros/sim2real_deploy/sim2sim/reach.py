@@ -16,13 +16,11 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from sim2real_deploy.commands import EE_POSE
+from sim2real_deploy.commands import EE_POSE, POSE_WORKSPACE_KEYS
 from sim2real_deploy.mujoco_robot import MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
-
-POSE_RANGES = ("pos_x", "pos_y", "pos_z", "roll", "pitch", "yaw")
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,7 @@ class ReachConfig:
     measure_s: float = 1.0  # errors averaged over the last second of each hold
     max_pos_err: float = 0.02  # [m] mean over targets
     max_rot_err: float = 0.1  # [rad] mean over targets
-    poses: tuple[tuple[float, ...], ...] = ()  # explicit targets (x, y, z, qw, qx, qy, qz) instead of sampled ones
+    poses: tuple[tuple[float, ...], ...] = ()  # explicit targets (x, y, z, qw, qx, qy, qz: MuJoCo's quaternion order)
     mjcf: str | None = None
     out_dir: str | None = None
 
@@ -51,13 +49,20 @@ def quat_from_euler_xyz(roll: float, pitch: float, yaw: float) -> np.ndarray:
     )
 
 
+def command_vector(meta: PolicyMetadata, target: np.ndarray) -> np.ndarray:
+    """The policy's command input for a target (x, y, z, qw, qx, qy, qz), field by field in its trained order."""
+    x, y, z, qw, qx, qy, qz = target
+    fields = {"pos_x": x, "pos_y": y, "pos_z": z, "quat_x": qx, "quat_y": qy, "quat_z": qz, "quat_w": qw}
+    return np.array([fields[name] for name in meta.command_names])
+
+
 def sample_targets(meta: PolicyMetadata, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` poses (x, y, z, qw, qx, qy, qz) uniform in the trained workspace."""
     workspace = meta.raw["commands"].get("workspace")
-    if not workspace or any(key not in workspace for key in POSE_RANGES):
+    if not workspace or any(key not in workspace for key in POSE_WORKSPACE_KEYS):
         raise Sim2SimError("the policy file records no pose workspace (commands.workspace): re-export it")
-    lo, hi = (np.array([workspace[k][i] for k in POSE_RANGES]) for i in (0, 1))
-    draws = rng.uniform(lo, hi, size=(n, len(POSE_RANGES)))
+    lo, hi = (np.array([workspace[k][i] for k in POSE_WORKSPACE_KEYS]) for i in (0, 1))
+    draws = rng.uniform(lo, hi, size=(n, len(POSE_WORKSPACE_KEYS)))
     return np.array([[*d[:3], *quat_from_euler_xyz(*d[3:])] for d in draws])
 
 
@@ -66,6 +71,8 @@ class _Frames:
 
     def __init__(self, robot: MujocoRobot):
         names = robot.meta.raw["robot"]
+        if not (names.get("base_body") and names.get("ee_body")):
+            raise Sim2SimError("the policy file names no robot.base_body / robot.ee_body: re-export it")
         self.data = robot.data
         self.base, self.ee = (robot.model.body(names[k]).id for k in ("base_body", "ee_body"))
 
@@ -125,7 +132,7 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
 def _hold(policy: OnnxPolicy, robot: MujocoRobot, target: np.ndarray, cfg: ReachConfig) -> dict[str, Any]:
     meta, frames = robot.meta, _Frames(robot)
     observe = ObservationBuilder.from_metadata(meta)
-    command = target[EE_POSE.index(meta.command_names)]
+    command = command_vector(meta, target)
     robot.reset()
     last_action = np.zeros(meta.num_joints)
     steps, measured = round(cfg.hold_s / meta.control_dt), round(cfg.measure_s / meta.control_dt)

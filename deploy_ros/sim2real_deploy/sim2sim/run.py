@@ -60,12 +60,21 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
         "failed": failed,
         "survival_rate": survival,
         "segments": segments,
-        "warnings": range_warnings(meta, cfg.schedule),
+        "warnings": range_warnings(meta, cfg.schedule) + _fall_rule_warning(fall),
         "config": asdict(cfg),
         "episodes": [{k: v for k, v in ep.items() if k != "trace"} for ep in episodes],
     }
     write_outputs(report, episodes, cfg, recorder)
     return report
+
+
+def _fall_rule_warning(fall: FallRule) -> list[str]:
+    if not fall.source.startswith("default"):
+        return []
+    return [
+        f"no robot.fall in the file: the quadruped rule ({fall.min_base_height} m, {fall.max_tilt} rad) applies; "
+        "for a humanoid re-export the policy"
+    ]
 
 
 def _plain(perturb: dict[str, Any]) -> dict[str, Any]:

@@ -109,3 +109,7 @@ class G1FlatEnvCfg(VelocityEnvCfg):
 @configclass
 class G1RoughEnvCfg(RoughTerrainCfg, G1FlatEnvCfg):
     """The flat G1 task on the full-size terrain (Isaac Lab's G1 rough task does not scale it either)."""
+
+    def finalize(self) -> None:
+        super().finalize()
+        self.rewards.feet_swing_height = None  # it measures height above world z, not above the terrain
