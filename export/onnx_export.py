@@ -172,10 +172,12 @@ def _parity(
     obs_dim: int,
     tol: float,
 ) -> dict[str, float]:
-    """Max |onnxruntime - PyTorch| on random raw inputs and on random normalised inputs mapped to raw.
+    """Max |onnxruntime - PyTorch| on random raw inputs and on random normalised inputs mapped to raw, each held
+    to ``tol`` relative to the largest output (at least 1): float32 rounding grows with the outputs' size.
 
     Raw N(0, 1) inputs alone can miss a wrong normaliser when the trained mean/std are far from 0/1; inputs
-    drawn in the normalised space exercise the range the network actually saw in training.
+    drawn in the normalised space exercise the range the network actually saw in training. (Raw inputs through a
+    normaliser with a small std, e.g. the reach task's target, give outputs in the hundreds.)
     """
     import onnxruntime as ort
 
@@ -192,8 +194,9 @@ def _parity(
             actual = session.run([OUTPUT_NAME], {INPUT_NAME: obs})[0]
             if actual.shape != expected.shape:
                 raise ParityError(f"{kind} batch {batch}: ONNX output {actual.shape}, PyTorch {expected.shape}")
-            errors[f"{kind}_batch{batch}"] = float(np.max(np.abs(actual - expected)))
-    worst = max(errors, key=errors.get)  # type: ignore[arg-type]
-    if errors[worst] > tol:
-        raise ParityError(f"ONNX and PyTorch differ by {errors[worst]:.3g} > {tol:g} ({worst}); all: {errors}")
+            case = f"{kind}_batch{batch}"
+            errors[case] = float(np.max(np.abs(actual - expected)))
+            limit = tol * max(1.0, float(np.max(np.abs(expected))))
+            if errors[case] > limit:
+                raise ParityError(f"ONNX and PyTorch differ by {errors[case]:.3g} > {limit:.3g} ({case}): {errors}")
     return errors

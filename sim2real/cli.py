@@ -161,9 +161,14 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from sim2real.export.onnx_export import ParityError
     from sim2real.export_run import export_run
 
-    export_run(args.run, args.out, force=args.force)
+    try:
+        export_run(args.run, args.out, force=args.force)
+    except ParityError as exc:  # not the user's input: a failed self-check, no file written
+        print(f"sim2real export: failed: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
