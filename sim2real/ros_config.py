@@ -105,6 +105,7 @@ def config_files(spec: RobotSpec, out_dir: Path = CONFIG_DIR) -> dict[Path, str]
 
 
 def write_config_files(spec: RobotSpec, out_dir: Path = CONFIG_DIR) -> list[Path]:
-    for path, text in config_files(spec, out_dir).items():
+    files = config_files(spec, out_dir)
+    for path, text in files.items():
         path.write_text(text)
-    return list(config_files(spec, out_dir))
+    return list(files)

@@ -101,7 +101,8 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
         raise Sim2SimError(f"{policy_path}: a grasping (lift) policy: its sim-to-sim check does not exist yet")
     robot = MujocoRobot.from_metadata(meta, cfg.mjcf)
     targets = np.array(cfg.poses) if cfg.poses else sample_targets(meta, cfg.targets, np.random.default_rng(cfg.seed))
-    rows = [_hold(policy, robot, target, cfg) for target in targets]
+    frames, observe = _Frames(robot), ObservationBuilder.from_metadata(meta)
+    rows = [_hold(policy, robot, frames, observe, target, cfg) for target in targets]
     pos_err = float(np.mean([r["pos_err"] for r in rows]))
     rot_err = float(np.mean([r["rot_err"] for r in rows]))
     failed = []
@@ -129,9 +130,15 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
     return report
 
 
-def _hold(policy: OnnxPolicy, robot: MujocoRobot, target: np.ndarray, cfg: ReachConfig) -> dict[str, Any]:
-    meta, frames = robot.meta, _Frames(robot)
-    observe = ObservationBuilder.from_metadata(meta)
+def _hold(
+    policy: OnnxPolicy,
+    robot: MujocoRobot,
+    frames: _Frames,
+    observe: ObservationBuilder,
+    target: np.ndarray,
+    cfg: ReachConfig,
+) -> dict[str, Any]:
+    meta = robot.meta
     command = command_vector(meta, target)
     robot.reset()
     last_action = np.zeros(meta.num_joints)
