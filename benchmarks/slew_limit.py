@@ -20,22 +20,8 @@ import numpy as np
 from sim2real_deploy.mujoco_robot import MujocoRobot
 from sim2real_deploy.policy_file import OnnxPolicy
 from sim2real_deploy.sim2sim import RANDOMIZED, RANDOMIZED_CONFIG, Randomization, Sim2SimConfig, Thresholds
-from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
+from sim2real_deploy.sim2sim.episode import SlewLimit, run_episode, sample_perturbations
 from sim2real_deploy.sim2sim.verdict import evaluate, segment_metrics
-
-
-class SlewLimit:
-    """Control-step targets moved at most ``max_step`` per tick, as policy_node clamps them; records every target."""
-
-    def __init__(self, max_step: np.ndarray | None):
-        self.max_step, self.previous, self.targets = max_step, None, []
-
-    def __call__(self, target: np.ndarray) -> np.ndarray:
-        if self.max_step is not None and self.previous is not None:
-            target = np.clip(target, self.previous - self.max_step, self.previous + self.max_step)
-        self.previous = target
-        self.targets.append(target)
-        return target
 
 
 def episodes(policy: OnnxPolicy, robot: MujocoRobot, rand: Randomization, count: int, cfg: Sim2SimConfig, limit):

@@ -28,6 +28,8 @@ def domain_randomization(env_cfg: Any, physics: str) -> dict[str, Any]:
     record: dict[str, Any] = {"events": events, "physics": _physics(env_cfg, physics)}
     if (action := getattr(env_cfg.actions, "joint_pos", None)) is not None and hasattr(action, "delay_range"):
         record["action_delay_steps"] = list(action.delay_range)
+        rates = getattr(action, "max_target_rate", None)
+        record["max_target_rate"] = {k: float(v) for k, v in rates.items()} if rates else None  # [rad/s] slew limit
     record["observation_noise"] = {
         name: [term.noise.n_min, term.noise.n_max]
         for name, term in vars(env_cfg.observations.policy).items()

@@ -90,11 +90,11 @@ def main(argv: list[str] | None = None) -> int:
 
     ros_config = commands.add_parser(
         "ros-config",
-        help="write a legged robot's ROS 2 parameter files from its spec",
+        help="write a robot's ROS 2 parameter files from its spec",
         description="Write deploy_ros/config/<robot>.yaml (policy_node) and <robot>_sim.yaml (mujoco_bridge) from "
         "the robot spec: the driver's joint order (the MJCF's actuator order) and the node's safety thresholds.",
     )
-    ros_config.add_argument("robot", help="robot name (go2, g1, ...)")
+    ros_config.add_argument("robot", help="robot name (go2, g1, panda, ...)")
     ros_config.add_argument("--out", type=Path, help="folder to write to (default deploy_ros/config)")
     ros_config.set_defaults(func=_ros_config)
 
@@ -177,9 +177,8 @@ def _ros_config(args: argparse.Namespace) -> int:
     from sim2real.ros_config import CONFIG_DIR, write_config_files
 
     spec = ROBOTS.get(args.robot)
-    if spec is None or not spec.floating_base:
-        legged = sorted(name for name, s in ROBOTS.items() if s.floating_base)
-        print(f"error: no legged robot {args.robot!r} (known: {', '.join(legged)})", file=sys.stderr)
+    if spec is None:
+        print(f"error: no robot {args.robot!r} (known: {', '.join(sorted(ROBOTS))})", file=sys.stderr)
         return 2
     for path in write_config_files(spec, args.out or CONFIG_DIR):
         print(path)

@@ -1,4 +1,4 @@
-"""ROS 2 parameter files of a legged robot, derived from its spec: ``deploy_ros/config/<robot>.yaml`` (``policy_node``)
+"""ROS 2 parameter files of a robot, derived from its spec: ``deploy_ros/config/<robot>.yaml`` (``policy_node``)
 and ``<robot>_sim.yaml`` (``mujoco_bridge``). ``sim2real ros-config <robot>`` writes them; a test keeps the committed
 files equal to what the spec gives. Everything about the policy itself (joint order, gains, rates) is in its ONNX
 metadata; these files hold what is about the robot's driver: the order its controller takes joints in (the MJCF's
@@ -17,7 +17,6 @@ from sim2real.robots import RobotSpec
 CONFIG_DIR = REPO_ROOT / "deploy_ros" / "config"
 TARGET_TOPIC = "/forward_position_controller/commands"  # ros2_control forward_position_controller
 NODE_TILT_FRACTION = 0.7  # the node damps at this fraction of the robot's fall tilt: before the check calls it a fall
-TARGET_RATE_FRACTION = 0.5  # slew limit as a fraction of each joint's no-load speed
 
 
 def driver_joint_order(spec: RobotSpec) -> list[str]:
@@ -50,10 +49,23 @@ def _yaml_list(names: list[str], indent: int) -> str:
     return ("\n" + " " * indent).join(lines)
 
 
+def _command_params(spec: RobotSpec) -> str:
+    """What differs between a legged robot (IMU, velocity commands) and a fixed-base arm (pose targets)."""
+    if not spec.floating_base:
+        return f"""\
+    base_frame: {spec.base_body}  # target_pose must be in this frame (the arm's base); others are ignored
+"""
+    return f"""\
+    cmd_timeout: 0.5  # [s] a cmd_vel older than this counts as zero
+    max_tilt: {round(NODE_TILT_FRACTION * spec.fall_tilt, 2):g}  # [rad] beyond it the robot is falling -> DAMPING
+"""
+
+
 def node_params(spec: RobotSpec) -> str:
     order = driver_joint_order(spec)
-    speeds = sorted({round(TARGET_RATE_FRACTION * g.velocity_limit, 1) for g in spec.joint_groups}, reverse=True)
+    speeds = sorted({round(rate, 2) for rate in spec.max_target_rates().values()}, reverse=True)
     rates = " / ".join(f"{s:g}" for s in speeds)
+    inputs = "joint_states and imu" if spec.floating_base else "joint_states"
     key = "    output_joint_names: "
     return f"""\
 # policy_node parameters for the {spec.name} (robot or simulation), generated from its robot spec by
@@ -66,11 +78,10 @@ policy_node:
     target_topic: {TARGET_TOPIC}
 {key}{_yaml_list(order, len(key) + 1)}
     stand_time: 2.0  # [s] soft start from the measured to the default pose
-    state_timeout: 0.1  # [s] watchdog on joint_states and imu
-    cmd_timeout: 0.5  # [s] a cmd_vel older than this counts as zero
-    max_tilt: {round(NODE_TILT_FRACTION * spec.fall_tilt, 2):g}  # [rad] beyond it the robot is falling -> DAMPING
+    state_timeout: 0.1  # [s] watchdog on {inputs}
+{_command_params(spec)}\
     max_target_rate: 0.0  # [rad/s] target slew limit; 0 = target_rate_fraction x the policy's velocity_limit
-    target_rate_fraction: {TARGET_RATE_FRACTION}  # {rates} rad/s by joint group
+    target_rate_fraction: {spec.target_rate_fraction:g}  # {rates} rad/s by joint group
     damping_rate: 1.0  # [rad/s] DAMPING slews from the last target to the held pose (0.02 rad per tick)
     reading_margin: 0.1  # [rad] a joint reading beyond its limits by more than this is a fault
     joint_limit_margin: 0.02  # [rad] keep targets this far inside the joint limits
@@ -92,9 +103,9 @@ mujoco_bridge:
     mjcf_path: ""  # empty: the policy's robot.mjcf ({mjcf}) found from the working directory
     target_topic: {TARGET_TOPIC}
 {key}{_yaml_list(order, len(key) + 1)}
-    publish_rate: 200.0  # [Hz] joint_states and imu
+    publish_rate: 200.0  # [Hz] {"joint_states and imu" if spec.floating_base else "joint_states"}
     physics_dt: 0.0  # [s] 0 = the policy's physics_dt
-    initial_keyframe: {keyframe or '""'}  # {"the MJCF's standing keyframe" if keyframe else "none: the default pose"}
+    initial_keyframe: {keyframe or '""'}  # {"the MJCF's home keyframe" if keyframe else "none: the default pose"}
     hold_initial_pose: true
 """
 

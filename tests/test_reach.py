@@ -40,6 +40,24 @@ def test_action_drives_the_spec_arm_joints(env):
     assert env.num_actions == 7
 
 
+def test_targets_move_no_faster_than_the_nodes_slew_limit(env):
+    """A full-scale action step: the target moves rate x dt per policy step (policy_node's clamp), and a reset
+    starts it again from the default pose, where the node's soft start leaves it."""
+    from sim2real.robots import ROBOTS
+
+    spec = ROBOTS["panda"]
+    term = env.unwrapped.action_manager.get_term("joint_pos")
+    step = torch.tensor(list(spec.max_target_rates().values())) * env.unwrapped.step_dt
+    env.reset()
+    default = term._previous_target.clone()
+    assert torch.allclose(default, torch.tensor(spec.per_joint(spec.default_joint_pos)).expand_as(default))
+    for k in range(1, 4):
+        env.step(torch.full((env.num_envs, 7), 5.0))  # 5 x scale: far beyond one step's reach
+        assert torch.allclose(term._processed_actions, default + k * step, atol=1e-5)
+    env.unwrapped.action_manager.reset()
+    assert torch.allclose(term._previous_target, default)
+
+
 def test_arm_holds_its_pose_and_hand_stays_open(env):
     env.reset()
     robot = env.unwrapped.scene["robot"]

@@ -11,16 +11,16 @@ import yaml
 from sim2real.robots import ROBOTS
 from sim2real.ros_config import CONFIG_DIR, config_files, driver_joint_order
 
-LEGGED = ["go2", "g1"]
+ROBOTS_WITH_FILES = ["go2", "g1", "panda"]
 
 
-@pytest.mark.parametrize("robot", LEGGED)
+@pytest.mark.parametrize("robot", ROBOTS_WITH_FILES)
 def test_committed_files_are_generated_from_the_spec(robot):
     for path, text in config_files(ROBOTS[robot]).items():
         assert path.read_text() == text, f"{path.name} differs from the spec: run `sim2real ros-config {robot}`"
 
 
-@pytest.mark.parametrize("robot", LEGGED)
+@pytest.mark.parametrize("robot", ROBOTS_WITH_FILES)
 def test_driver_order_is_every_policy_joint_in_mjcf_actuator_order(robot):
     spec = ROBOTS[robot]
     node = yaml.safe_load((CONFIG_DIR / f"{robot}.yaml").read_text())["policy_node"]["ros__parameters"]
@@ -38,9 +38,9 @@ def test_go2_driver_order_is_unitrees():
 
 def test_cli_rejects_an_unknown_robot(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "sim2real.cli", "ros-config", "panda", "--out", str(tmp_path)],
+        [sys.executable, "-m", "sim2real.cli", "ros-config", "atlas", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 2 and "no legged robot 'panda'" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "no robot 'atlas'" in done.stderr and "Traceback" not in done.stderr
     assert not list(tmp_path.iterdir())

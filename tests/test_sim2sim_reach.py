@@ -11,9 +11,10 @@ from test_export import constant_policy
 from sim2real.config import load_task
 from sim2real.export.metadata import stamp
 from sim2real.export.task_interface import task_interface
-from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.commands import quat_from_euler_xyz
+from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.policy_file import read_metadata
-from sim2real_deploy.sim2sim.reach import ReachConfig, _Frames, quat_from_euler_xyz, run_reach, sample_targets
+from sim2real_deploy.sim2sim.reach import ReachConfig, run_reach, sample_targets
 
 REACH = "Sim2Real-Reach-Panda-v0"
 
@@ -75,6 +76,6 @@ def test_holding_still_passes_only_at_its_own_pose(hold_policy):
     robot.reset()
     for _ in range(150):  # 3 s holding the default pose: where the hand settles
         robot.step(robot.default_pos)
-    pos, quat = _Frames(robot).ee_pose()
+    pos, quat = EndEffectorFrame(robot).ee_pose()
     passed = run_reach(hold_policy, ReachConfig(poses=(tuple([*pos, *quat]),)))
     assert passed["passed"] and passed["mean_pos_err"] < 0.002 and passed["mean_rot_err"] < 0.01

@@ -16,9 +16,22 @@ from enum import StrEnum
 
 import numpy as np
 
-from sim2real_deploy.commands import BASE_VELOCITY
+from sim2real_deploy.commands import (
+    BASE_VELOCITY,
+    EE_POSE,
+    CommandInterface,
+    canonical_quat,
+    interface,
+    workspace_center_quat,
+)
 from sim2real_deploy.observations import ObservationBuilder, RobotState, projected_gravity, tilt_angle
 from sim2real_deploy.policy_file import PolicyFileError, PolicyMetadata
+
+# what a bad operator command is called in faults, by command interface (the node's topic names)
+_COMMAND_FAULT = {
+    BASE_VELOCITY.name: "cmd_vel has NaN/inf",
+    EE_POSE.name: "target_pose has NaN/inf or a non-unit quaternion",
+}
 
 
 class Mode(StrEnum):
@@ -32,8 +45,8 @@ class Mode(StrEnum):
 class ControllerConfig:
     stand_time: float = 2.0  # [s] soft start from the measured to the default pose
     state_timeout: float = 0.1  # [s] joint_states / imu older than this is a fault (watchdog)
-    cmd_timeout: float = 0.5  # [s] cmd_vel older than this counts as zero; <= 0 disables
-    max_tilt: float = 0.7  # [rad] angle between base z and world z beyond which the robot is falling
+    cmd_timeout: float = 0.5  # [s] a velocity command older than this counts as zero; <= 0 disables (pose: holds)
+    max_tilt: float = 0.7  # [rad] angle between base z and world z beyond which the robot is falling (floating base)
     max_target_rate: float = 0.0  # [rad/s] target slew limit; <= 0: target_rate_fraction x the motors' no-load speed
     target_rate_fraction: float = 0.5  # smallest the Go2 policy passed randomised with (benchmarks/slew_limit.py)
     damping_rate: float = 1.0  # [rad/s] slew of the target from the last command to the hold pose in DAMPING
@@ -63,7 +76,9 @@ class PolicyController:
         self.meta, self.policy, self.config, self.log = metadata, policy, config or ControllerConfig(), log
         self._check_supported(metadata)
         self.build_observation = ObservationBuilder.from_metadata(metadata)
-        self.command_index = BASE_VELOCITY.index(metadata.command_names)
+        self.interface = interface(metadata.command_interface)
+        self.command_index = self.interface.index(metadata.command_names)
+        self.has_imu = metadata.floating_base  # a fixed-base arm has no IMU: nothing to read, nothing can tip
         self.joint_names = metadata.joint_names
         self.default_pos = metadata.joint_array("default_joint_pos")
         limits = metadata.joint_array("joint_pos_limits")
@@ -88,8 +103,11 @@ class PolicyController:
         self.gravity: np.ndarray | None = None
         self.imu_fault: str | None = None
         self.imu_time = -math.inf
-        self.cmd_raw = np.zeros(3)
+        # the operator's command in interface field order; a setpoint interface has none until the first one
+        self.cmd_raw: np.ndarray | None = None if self.interface.setpoint else np.zeros(len(self.interface.fields))
         self.cmd_time = -math.inf
+        workspace = metadata.raw["commands"].get("workspace")
+        self.quat_reference = workspace_center_quat(workspace) if workspace else np.array([0.0, 0.0, 0.0, 1.0])
         self.safe_pos: np.ndarray | None = None  # last complete, finite measured pose: the DAMPING hold pose
         self.last_target: np.ndarray | None = None  # policy order, last returned by step()
         self.last_action = np.zeros(metadata.num_joints)
@@ -106,11 +124,14 @@ class PolicyController:
     @staticmethod
     def _check_supported(meta: PolicyMetadata) -> None:
         """Refuse a policy this node cannot serve (terms and sizes were checked when the file was read)."""
-        if not meta.legged_velocity:
+        arm = not meta.floating_base and meta.command_interface == EE_POSE.name
+        if not (meta.legged_velocity or arm):
             raise PolicyFileError(
-                f"the ROS node serves floating-base '{BASE_VELOCITY.name}' policies; this one is "
-                f"{meta.raw['robot']['base']}-base '{meta.command_interface}'"
+                f"the ROS node serves floating-base '{BASE_VELOCITY.name}' and fixed-base '{EE_POSE.name}' policies; "
+                f"this one is {meta.raw['robot']['base']}-base '{meta.command_interface}'"
             )
+        if meta.gripper:
+            raise PolicyFileError("grasping (lift) policies are not served yet: this node has no gripper output")
         unmeasured = [t["name"] for t in meta.observations if t["name"] in ("gripper_pos", "object_position")]
         if unmeasured:
             raise PolicyFileError(f"observation term(s) {unmeasured} have no ROS input in this node")
@@ -196,23 +217,45 @@ class PolicyController:
         self.gyro, self.gravity, self.imu_fault = omega, projected_gravity(np.array([w, x, y, z])), None
 
     def set_command(self, vx: float, vy: float, wz: float, now: float) -> None:
-        self.cmd_raw = np.array([vx, vy, wz], dtype=np.float64)
-        self.cmd_time = now
-        if not np.all(np.isfinite(self.cmd_raw)):
-            self._latch("cmd_vel has NaN/inf")
+        """A velocity command (base_velocity policies)."""
+        self._set_command(BASE_VELOCITY, np.array([vx, vy, wz], dtype=np.float64), now)
+
+    def set_pose_target(self, position: Sequence[float], quat_xyzw: Sequence[float], now: float) -> None:
+        """An end-effector pose target in the base frame (ee_pose policies). A non-unit quaternion is refused like
+        a non-finite value: a fault."""
+        target = np.array([*position, *quat_xyzw], dtype=np.float64)
+        norm = float(np.linalg.norm(target[3:])) if np.all(np.isfinite(target)) else math.nan
+        if abs(norm - 1.0) <= 0.1:
+            target[3:] = canonical_quat(target[3:], self.quat_reference)
+        else:
+            target[:] = math.nan  # e.g. an all-zero orientation: no rotation is meant by it
+        self._set_command(EE_POSE, target, now)
+
+    def _set_command(self, kind: CommandInterface, values: np.ndarray, now: float) -> None:
+        if kind is not self.interface:
+            raise PolicyFileError(f"this policy takes '{self.interface.name}' commands, not '{kind.name}'")
+        self.cmd_raw, self.cmd_time = values, now
+        if not np.all(np.isfinite(values)):
+            self._latch(_COMMAND_FAULT[kind.name])
 
     def _command_fresh(self, now: float) -> bool:
         timeout = self.config.cmd_timeout
-        return timeout <= 0 or now - self.cmd_time <= timeout
+        return self.interface.setpoint or timeout <= 0 or now - self.cmd_time <= timeout
 
-    def command(self, now: float) -> np.ndarray:
-        """The velocity command in the policy's command order, clamped to the trained ranges; zero once stale
-        (or while non-finite, which is a fault)."""
+    def command(self, now: float) -> np.ndarray | None:
+        """The command in the policy's command order, clamped to the trained ranges. A velocity is zero once stale
+        (or while non-finite, which is a fault); a pose target holds until the next, and is None before the first."""
+        if self.cmd_raw is None:
+            return None
         fresh, finite = self._command_fresh(now), np.all(np.isfinite(self.cmd_raw))
-        raw = self.cmd_raw if fresh and finite else np.zeros(3)
-        cmd = raw[self.command_index]
+        if fresh and finite:
+            raw = self.cmd_raw
+        elif self.interface.setpoint:
+            return None
+        else:
+            raw = np.zeros(len(self.interface.fields))
         ranges = self.meta.command_ranges
-        return np.clip(cmd, ranges[:, 0], ranges[:, 1])
+        return np.clip(raw[self.command_index], ranges[:, 0], ranges[:, 1])
 
     # ----- operator requests -----
     def enable(self, now: float) -> tuple[bool, str]:
@@ -222,6 +265,8 @@ class PolicyController:
         left = self.stand_start + self.config.stand_time - now
         if left > 0:
             return False, f"enable refused: soft start not finished ({left:.2f} s left)"
+        if self.command(now) is None:
+            return False, "enable refused: no valid target pose yet (the policy needs one to run)"
         self.last_action = np.zeros(self.meta.num_joints)
         self.policy_ticks = 0  # a gait clock starts at phase 0, as a training episode after a reset does
         self._transition(Mode.RUNNING, "enable requested", now)
@@ -288,29 +333,36 @@ class PolicyController:
         """What is wrong with the inputs now, or None: the faults of STANDING/RUNNING and what WAITING waits out."""
         if self.latched is not None:
             return self.latched
-        if self.joint_time == -math.inf or self.imu_time == -math.inf:
-            return "no joint_states yet" if self.joint_time == -math.inf else "no imu yet"
+        if self.joint_time == -math.inf:
+            return "no joint_states yet"
+        if self.has_imu and self.imu_time == -math.inf:
+            return "no imu yet"
         timeout = self.config.state_timeout
         if now - self.joint_time > timeout:
             return f"joint_states stale ({now - self.joint_time:.3f} s > {timeout} s)"
-        if now - self.imu_time > timeout:
+        if self.has_imu and now - self.imu_time > timeout:
             return f"imu stale ({now - self.imu_time:.3f} s > {timeout} s)"
-        if self.joint_fault or self.imu_fault:
+        if self.joint_fault or (self.has_imu and self.imu_fault):
             return self.joint_fault or self.imu_fault
-        if self.q is None or self.gravity is None:
+        if self.q is None or (self.has_imu and self.gravity is None):
             return "no valid joint_states or imu yet"
-        if self._command_fresh(now) and not np.all(np.isfinite(self.cmd_raw)):
-            return "cmd_vel has NaN/inf"
+        if self.cmd_raw is not None and self._command_fresh(now) and not np.all(np.isfinite(self.cmd_raw)):
+            return _COMMAND_FAULT[self.interface.name]
+        if not self.has_imu:
+            return None
         tilt = tilt_angle(self.gravity)
         if tilt > self.config.max_tilt:
             return f"tilt {tilt:.2f} rad > {self.config.max_tilt} rad"
         return None
 
     def _enter_damping(self, reason: str, now: float) -> None:
-        # Hold the last measured pose that was finite and complete (see docs: position-only "damping"), but only
-        # for a robot this node was commanding: an e-stop while WAITING must not start commanding one.
+        # Hold a pose only for a robot this node was commanding: an e-stop while WAITING must not start commanding
+        # one. A legged robot holds the last measured pose that was finite and complete (see docs: position-only
+        # "damping"; after a stumble the last target may be far from it). A fixed-base arm holds its last target:
+        # under PD it sits in equilibrium there, and the measured pose would let it sag by its gravity error.
         commanding = self.mode in (Mode.STANDING, Mode.RUNNING) and self.last_target is not None
-        self.hold_pos = self.safe_pos.copy() if commanding and self.safe_pos is not None else None
+        hold = self.safe_pos if self.has_imu else self.last_target
+        self.hold_pos = hold.copy() if commanding and hold is not None else None
         self._transition(Mode.DAMPING, reason, now)
 
     def _damping_target(self) -> np.ndarray | None:
@@ -325,7 +377,11 @@ class PolicyController:
         return (1.0 - alpha) * self.stand_from + alpha * self.default_pos
 
     def _policy_target(self, now: float) -> np.ndarray | None:
-        obs = self.observation(now)
+        command = self.command(now)
+        if command is None:  # a pose target that became invalid: the fault check already sent us to DAMPING
+            self._enter_damping("no valid target pose", now)
+            return None
+        obs = self.observation(now, command)
         action = np.asarray(self.policy(obs.astype(np.float32)), dtype=np.float64).reshape(-1)
         if action.shape != (self.meta.num_joints,) or not np.all(np.isfinite(action)):
             self._enter_damping(
@@ -335,10 +391,10 @@ class PolicyController:
         self.last_action = self.meta.clip_action(action)  # what training's `actions` term saw
         return self.meta.targets_from_actions(action)
 
-    def observation(self, now: float) -> np.ndarray:
+    def observation(self, now: float, command: np.ndarray) -> np.ndarray:
         """The policy input from the latest measurements (the shared robot-side observation builder)."""
         state = RobotState(self.q, self.dq, base_ang_vel=self.gyro, gravity_b=self.gravity)
-        self.last_obs = self.build_observation(state, self.command(now), self.last_action, tick=self.policy_ticks)
+        self.last_obs = self.build_observation(state, command, self.last_action, tick=self.policy_ticks)
         self.policy_ticks += 1
         return self.last_obs
 

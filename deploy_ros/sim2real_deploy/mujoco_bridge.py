@@ -1,10 +1,11 @@
 """A MuJoCo robot that behaves like the robot's ROS driver, to rehearse the policy node over real ROS 2.
 
-It publishes ``joint_states`` and ``imu`` at ``publish_rate`` and takes joint position targets
+It publishes ``joint_states`` (and for a floating base ``imu``) at ``publish_rate`` and takes joint position targets
 (std_msgs/Float64MultiArray, ``command_joint_names`` order) on ``target_topic``. The robot is
 :class:`~sim2real_deploy.mujoco_robot.MujocoRobot`: the policy metadata's actuator model (the motor training and
-sim-to-sim use) turns targets into torques at the physics rate. It also publishes the simulator's ground-truth
-base pose on ``~/base_pose`` (geometry_msgs/PoseStamped) for tests.
+sim-to-sim use) turns targets into torques at the physics rate. It also publishes the simulator's ground truth for
+tests (geometry_msgs/PoseStamped): a floating base's pose in the world on ``~/base_pose``; a fixed-base arm's end
+effector (``robot.ee_body``) in its base frame on ``~/ee_pose``.
 
 Needs ``mujoco`` (a simulator dependency; the policy node never imports this module).
 """
@@ -25,7 +26,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
-from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.policy_file import PolicyFileError, read_metadata
 from sim2real_deploy.ros_main import declare_parameters, run_node
 
@@ -52,9 +53,9 @@ class MujocoBridge(Node):
                 "model from the policy; a --params-file after -p that sets policy_path overrides it)"
             )
         meta = read_metadata(p["policy_path"])
-        if not meta.floating_base:
-            raise PolicyFileError("mujoco_bridge simulates floating-base robots (joint_states + imu) only, for now")
         self.robot = MujocoRobot.from_metadata(meta, p["mjcf_path"] or None, p["physics_dt"] or None)
+        self.end_effector = None if meta.floating_base else EndEffectorFrame(self.robot)
+        self.base_frame = meta.raw["robot"].get("base_body", "base_link")
         self.robot.reset(keyframe=p["initial_keyframe"])
         names = meta.joint_names
         command_names = list(p["command_joint_names"])
@@ -68,8 +69,11 @@ class MujocoBridge(Node):
         dt = self.robot.model.opt.timestep
         self.publish_every = max(1, round(1.0 / (p["publish_rate"] * dt)))
         self.joint_pub = self.create_publisher(JointState, "joint_states", 10)
-        self.imu_pub = self.create_publisher(Imu, "imu", 10)
-        self.pose_pub = self.create_publisher(PoseStamped, "~/base_pose", 10)
+        if self.end_effector is None:
+            self.imu_pub = self.create_publisher(Imu, "imu", 10)
+            self.pose_pub = self.create_publisher(PoseStamped, "~/base_pose", 10)
+        else:
+            self.pose_pub = self.create_publisher(PoseStamped, "~/ee_pose", 10)
         self.create_subscription(Float64MultiArray, p["target_topic"], self._on_target, 10)
         self.running = True
         self.paused = False  # tests: True stops publishing and physics, like a hung driver
@@ -128,27 +132,35 @@ class MujocoBridge(Node):
             velocity=robot.qd[order].tolist(),
             effort=self.tau[order].tolist(),
         )
-        js.header.stamp, js.header.frame_id = stamp, "base_link"
+        js.header.stamp, js.header.frame_id = stamp, self.base_frame
+        self.joint_pub.publish(js)
+        if self.end_effector is not None:
+            position, (w, x, y, z) = self.end_effector.ee_pose()
+            self.pose_pub.publish(_pose(stamp, self.base_frame, position, (x, y, z, w)))
+            return
         imu = Imu()
         imu.header.stamp, imu.header.frame_id = stamp, "imu"
         w, x, y, z = robot.base_quat
         imu.orientation.x, imu.orientation.y, imu.orientation.z, imu.orientation.w = x, y, z, w
         imu.angular_velocity.x, imu.angular_velocity.y, imu.angular_velocity.z = robot.base_gyro
         imu.linear_acceleration.x, imu.linear_acceleration.y, imu.linear_acceleration.z = robot.base_accel()
-        self.joint_pub.publish(js)
         self.imu_pub.publish(imu)
-        pose = PoseStamped()
-        pose.header.stamp, pose.header.frame_id = stamp, "world"
         base = robot.data.qpos[robot.base_qpos : robot.base_qpos + 3]
-        pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = base
-        pose.pose.orientation.x, pose.pose.orientation.y, pose.pose.orientation.z = x, y, z
-        pose.pose.orientation.w = w
-        self.pose_pub.publish(pose)
+        self.pose_pub.publish(_pose(stamp, "world", base, (x, y, z, w)))
 
     def destroy_node(self) -> None:
         self.running = False
         self.thread.join(timeout=1.0)
         super().destroy_node()
+
+
+def _pose(stamp: Any, frame: str, position: Any, quat_xyzw: Any) -> PoseStamped:
+    pose = PoseStamped()
+    pose.header.stamp, pose.header.frame_id = stamp, frame
+    pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = (float(v) for v in position)
+    o = pose.pose.orientation
+    o.x, o.y, o.z, o.w = (float(v) for v in quat_xyzw)
+    return pose
 
 
 def main(args: list[str] | None = None) -> int:

@@ -320,3 +320,23 @@ def decimation(control_dt: float, physics_dt: float) -> int:
     if round(ratio) < 1 or abs(ratio - round(ratio)) > 1e-6:
         raise RobotModelError(f"control_dt {control_dt} is not a multiple of the physics timestep {physics_dt}")
     return round(ratio)
+
+
+class EndEffectorFrame:
+    """A fixed-base arm's end effector (metadata ``robot.ee_body``) in its base body's frame (``robot.base_body``)."""
+
+    def __init__(self, robot: MujocoRobot):
+        names = robot.meta.raw["robot"]
+        if not (names.get("base_body") and names.get("ee_body")):
+            raise ValueError("the policy file names no robot.base_body / robot.ee_body: re-export it")
+        self.data = robot.data
+        self.base, self.ee = (robot.model.body(names[k]).id for k in ("base_body", "ee_body"))
+
+    def ee_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """Position [m] and orientation (w, x, y, z) of the end effector in the base frame."""
+        rot_base = self.data.xmat[self.base].reshape(3, 3)
+        pos = rot_base.T @ (self.data.xpos[self.ee] - self.data.xpos[self.base])
+        quat, base_inv = np.zeros(4), np.zeros(4)
+        mujoco.mju_negQuat(base_inv, self.data.xquat[self.base])
+        mujoco.mju_mulQuat(quat, base_inv, self.data.xquat[self.ee])
+        return pos, quat

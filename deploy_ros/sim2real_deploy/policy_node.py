@@ -1,8 +1,10 @@
 """rclpy shell around PolicyController: parameters, topics, services and the control timer.
 
 Topics (all relative, so namespaces and remaps apply):
-  sub  joint_states (sensor_msgs/JointState), imu (sensor_msgs/Imu), cmd_vel (geometry_msgs/Twist),
-       estop (std_msgs/Bool, true = e-stop); best effort, so best-effort publishers are heard too (estop also reliable)
+  sub  joint_states (sensor_msgs/JointState), estop (std_msgs/Bool, true = e-stop), and by the policy's command
+       interface: imu (sensor_msgs/Imu) and cmd_vel (geometry_msgs/Twist) for a legged base_velocity policy;
+       target_pose (geometry_msgs/PoseStamped, in ``base_frame``) for a fixed-base ee_pose arm.
+       Best effort, so best-effort publishers are heard too (estop also reliable)
   pub  <target_topic> (std_msgs/Float64MultiArray, ``output_joint_names`` order), ~/status (std_msgs/String, JSON)
   srv  ~/enable, ~/estop, ~/reset (std_srvs/Trigger)
 """
@@ -15,7 +17,7 @@ import time
 from collections import deque
 from typing import Any
 
-from geometry_msgs.msg import Twist
+from geometry_msgs.msg import PoseStamped, Twist
 from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSProfile, QoSReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Imu, JointState
@@ -43,6 +45,7 @@ PARAMETERS: dict[str, Any] = {
     "reading_margin": 0.1,
     "status_rate": 5.0,
     "onnx_threads": 1,
+    "base_frame": "",  # ee_pose: the frame target_pose must be in; empty = the policy's robot.base_body
 }
 
 
@@ -73,6 +76,8 @@ class PolicyNode(Node):
         self.output_names = config.output_joint_names or meta.joint_names
         self.timing: deque | None = None  # (tick start, joint_states stamp, publish done), for the benchmark
         self._joint_stamp = 0.0
+        self.base_frame = p["base_frame"] or meta.raw["robot"].get("base_body", "")
+        self._ignored_frames: set[str] = set()
         self._make_interfaces(p["target_topic"])
         self._status_every = max(1, round(1.0 / (p["status_rate"] * meta.control_dt))) if p["status_rate"] > 0 else 0
         self._ticks = 0
@@ -90,9 +95,12 @@ class PolicyNode(Node):
         # Best-effort subscriptions match both best-effort and reliable publishers (a reliable one would not hear a
         # best-effort e-stop or teleop node at all).
         self.create_subscription(JointState, "joint_states", self._on_joint_state, qos_profile_sensor_data)
-        self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
         best_effort = QoSProfile(depth=10, reliability=QoSReliabilityPolicy.BEST_EFFORT)
-        self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, best_effort)
+        if self.controller.interface.setpoint:
+            self.create_subscription(PoseStamped, "target_pose", self._on_target_pose, best_effort)
+        else:
+            self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
+            self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, best_effort)
         # e-stop twice: best effort hears best-effort publishers; reliable keeps a reliable publisher's single
         # message from being dropped (a best-effort reader downgrades that link to best effort too)
         self.create_subscription(Bool, "estop", self._on_estop, best_effort)
@@ -123,6 +131,16 @@ class PolicyNode(Node):
     def _on_cmd_vel(self, msg: Twist) -> None:
         self.controller.set_command(msg.linear.x, msg.linear.y, msg.angular.z, time.monotonic())
 
+    def _on_target_pose(self, msg: PoseStamped) -> None:
+        frame = msg.header.frame_id
+        if frame and frame != self.base_frame:  # a pose in another frame is not this target: never guess it
+            if frame not in self._ignored_frames:
+                self._ignored_frames.add(frame)
+                self.get_logger().error(f"ignoring target_pose in frame '{frame}': targets are in '{self.base_frame}'")
+            return
+        p, o = msg.pose.position, msg.pose.orientation
+        self.controller.set_pose_target((p.x, p.y, p.z), (o.x, o.y, o.z, o.w), time.monotonic())
+
     def _on_estop(self, msg: Bool) -> None:
         if msg.data:
             self.controller.estop("e-stop topic")
@@ -145,7 +163,7 @@ class PolicyNode(Node):
         status = {
             "mode": ctrl.mode.value,
             "reason": ctrl.reason,
-            "command": ctrl.command(time.monotonic()).tolist(),
+            "command": None if (command := ctrl.command(time.monotonic())) is None else command.tolist(),
             "joint_names": self.output_names,
         }
         self.status_pub.publish(String(data=json.dumps(status)))

@@ -98,8 +98,14 @@ def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.02)
 
 
-def make_probe(context, target_topic: str = "joint_targets", policy_node: str = "policy_node"):
-    """The operator's side: records status, targets, joint_states and the sim's base pose; calls services."""
+def make_probe(
+    context,
+    target_topic: str = "joint_targets",
+    policy_node: str = "policy_node",
+    pose_topic: str = "/mujoco_bridge/base_pose",
+):
+    """The operator's side: records status, targets, joint_states and the sim's ground-truth pose (a legged
+    robot's base, an arm's end effector: ``pose_topic``); sends commands; calls services."""
     from geometry_msgs.msg import PoseStamped, Twist
     from rclpy.node import Node
     from rclpy.qos import QoSDurabilityPolicy, QoSProfile, qos_profile_sensor_data
@@ -119,8 +125,9 @@ def make_probe(context, target_topic: str = "joint_targets", policy_node: str = 
             self.create_subscription(String, f"/{policy_node}/status", self._on_status, latched)
             self.target_sub = self.create_subscription(Float64MultiArray, target_topic, self._on_target, 100)
             self.create_subscription(JointState, "joint_states", self._on_js, qos_profile_sensor_data)
-            self.create_subscription(PoseStamped, "/mujoco_bridge/base_pose", self._on_pose, qos_profile_sensor_data)
+            self.create_subscription(PoseStamped, pose_topic, self._on_pose, qos_profile_sensor_data)
             self.cmd_pub = self.create_publisher(Twist, "cmd_vel", 10)
+            self.target_pose_pub = self.create_publisher(PoseStamped, "target_pose", 10)
             self.estop_pub = self.create_publisher(Bool, "estop", 10)
             self.services_ = {
                 name: self.create_client(Trigger, f"/{policy_node}/{name}") for name in ("enable", "estop", "reset")
@@ -165,6 +172,14 @@ def make_probe(context, target_topic: str = "joint_targets", policy_node: str = 
             msg = Twist()
             msg.linear.x, msg.linear.y, msg.angular.z = float(vx), float(vy), float(wz)
             self.cmd_pub.publish(msg)
+
+        def send_target_pose(self, position, quat_xyzw, frame: str) -> None:
+            msg = PoseStamped()
+            msg.header.stamp, msg.header.frame_id = self.get_clock().now().to_msg(), frame
+            p, o = msg.pose.position, msg.pose.orientation
+            p.x, p.y, p.z = (float(v) for v in position)
+            o.x, o.y, o.z, o.w = (float(v) for v in quat_xyzw)
+            self.target_pose_pub.publish(msg)
 
         def targets_since(self, since: float) -> list[tuple[float, np.ndarray]]:
             with self.lock:

@@ -1,5 +1,6 @@
 """Closed loop over real ROS 2: mujoco_bridge and policy_node as separate processes started from their
-console entry points with the shipped parameter files (config/go2_sim.yaml, config/go2.yaml), as sim.launch.py does."""
+console entry points with the shipped parameter files (config/<robot>_sim.yaml, config/<robot>.yaml), as
+sim.launch.py does: the Go2 walking on cmd_vel, the Panda reaching target poses."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ import pytest
 import yaml
 from conftest import PACKAGE, REPO, Spinner, assert_in_limits, make_probe, start_node, stop_node, wait_for
 from fixture_policy import default_pose
+from std_msgs.msg import Bool
 
 CONFIG = PACKAGE / "config"
 # SIM2REAL_POLICY=path runs the walking test on another export (e.g. a fresh one before it is shipped).
 SHIPPED_POLICY = Path(os.environ.get("SIM2REAL_POLICY", REPO / "assets/policies/go2_flat/policy.onnx")).resolve()
+REACH_POLICY = REPO / "assets/policies/panda_reach/policy.onnx"
 STAND_TIME = 1.0
 STATE_TIMEOUT = 0.25
 
@@ -31,14 +34,15 @@ TARGET_TOPIC = yaml_params("go2.yaml", "policy_node")["target_topic"]
 
 
 @contextlib.contextmanager
-def simulation(ros_context, policy: Path, tmp_path: Path):
+def simulation(ros_context, policy: Path, tmp_path: Path, robot: str = "go2"):
     """Bridge + policy node processes and an in-process probe; prints the node logs on failure."""
     logs = {name: tmp_path / f"{name}.log" for name in ("bridge", "policy")}
-    probe = make_probe(ros_context, target_topic=TARGET_TOPIC)
+    pose_topic = "/mujoco_bridge/" + ("base_pose" if robot != "panda" else "ee_pose")
+    probe = make_probe(ros_context, target_topic=TARGET_TOPIC, pose_topic=pose_topic)
     spinner = Spinner(ros_context, [probe])
     node = start_node(
         "policy_node",
-        CONFIG / "go2.yaml",
+        CONFIG / f"{robot}.yaml",
         f"policy_path:={policy}",
         f"stand_time:={STAND_TIME}",
         f"state_timeout:={STATE_TIMEOUT}",
@@ -46,7 +50,7 @@ def simulation(ros_context, policy: Path, tmp_path: Path):
     )
     # Start the robot only once the probe is matched to the policy node, so it sees the whole soft start.
     wait_for(lambda: probe.mode == "WAITING" and probe.target_sub.get_publisher_count() > 0, 60, "policy node")
-    bridge = start_node("mujoco_bridge", CONFIG / "go2_sim.yaml", f"policy_path:={policy}", log=logs["bridge"])
+    bridge = start_node("mujoco_bridge", CONFIG / f"{robot}_sim.yaml", f"policy_path:={policy}", log=logs["bridge"])
     try:
         yield bridge, probe
     except BaseException:
@@ -133,3 +137,50 @@ def test_shipped_policy_walks(ros_context, joint_limits, tmp_path):
         assert np.ptp([p[0] for p in settle]) < 0.1  # stopped
         assert probe.mode == "RUNNING"
         assert_in_limits(probe.targets, joint_limits, OUTPUT_ORDER)
+
+
+def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
+    """The Panda reach policy moves the hand to a PoseStamped target and to the next; a target in another frame is
+    ignored; the e-stop holds the arm. Targets stay inside the joint limits throughout."""
+    from sim2real_deploy.policy_file import read_metadata
+
+    limits = read_metadata(REACH_POLICY).joint_array("joint_pos_limits")  # the Panda's output order is the policy's
+    down = (0.0, 1.0, 0.0, 0.0)  # hand pointing at the table (x, y, z, w), the middle of the trained orientations
+    targets = [(0.5, 0.0, 0.3), (0.4, 0.15, 0.45)]
+
+    def hand_after(target, seconds: float, frame: str = "link0") -> np.ndarray:
+        """Send ``target`` at 10 Hz for at least ``seconds``, then until the hand has settled (a loaded machine
+        slows the bridge's physics below real time); the mean hand position over the last 0.5 s."""
+        deadline = time.monotonic() + seconds
+        while True:
+            probe.send_target_pose(target, down, frame)
+            time.sleep(0.1)
+            with probe.lock:
+                recent = np.array([p[:3] for t, p in probe.poses if t > time.monotonic() - 0.5])
+            settled = len(recent) > 10 and np.ptp(recent, axis=0).max() < 0.002
+            if time.monotonic() > deadline and (settled or time.monotonic() > deadline + 10):
+                return recent.mean(axis=0)
+
+    with simulation(ros_context, REACH_POLICY, tmp_path, robot="panda") as (bridge, probe):
+        t_stand = probe.wait_mode("STANDING", timeout=60)
+        wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3, 10, "soft start")
+        wait_for(lambda: probe.poses, 10, "probe matched to ee_pose")
+        refused = probe.call("enable")
+        assert not refused.success and "target pose" in refused.message
+        start = hand_after(targets[0], 0.5)
+        assert probe.call("enable").success
+        probe.wait_mode("RUNNING")
+        for target in targets:
+            reached = hand_after(target, 4.0)
+            assert np.linalg.norm(start - target) > 0.1  # a real move, not a hold
+            assert np.linalg.norm(reached - target) < 0.05, (target, reached)
+            start = reached
+        # a target in the world frame is not a base-frame target: ignored, the hand stays
+        held = hand_after((0.6, -0.15, 0.2), 2.0, frame="world")
+        assert np.linalg.norm(held - reached) < 0.02, (held, reached)
+        assert probe.mode == "RUNNING"
+        probe.estop_pub.publish(Bool(data=True))
+        probe.wait_mode("DAMPING")
+        stopped = hand_after((0.6, -0.15, 0.2), 1.5)  # DAMPING holds the last target, where the arm settled
+        assert np.linalg.norm(stopped - held) < 0.01, (stopped, held)
+        assert_in_limits(probe.targets, limits)

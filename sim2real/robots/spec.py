@@ -76,6 +76,9 @@ class RobotSpec:
     """Grasp point (between the fingertips) in the ``ee_body`` frame [m]."""
     floating_base: bool = True
     """False for a robot bolted to the world (an arm): its MJCF has no free joint."""
+    target_rate_fraction: float = 0.5  # Override in robot cfg.
+    """policy_node's target slew limit as a fraction of each joint's no-load speed (``deploy_ros/config/<robot>.yaml``);
+    a task that trains behind the node's clamp (``max_target_rate`` of its action) uses the same rates."""
     actuator_model: str = "dc_motor"
     """Motor model of every joint group, in training and on the robot side: ``dc_motor`` (PD with the torque-speed
     curve) or ``pd`` (ideal PD clipped to the effort limit); see ``sim2real_deploy.actuators``."""
@@ -150,6 +153,10 @@ class RobotSpec:
             "effort_limit": [g.effort_limit for g in groups],
             "velocity_limit": [g.velocity_limit for g in groups],
         }
+
+    def max_target_rates(self) -> dict[str, float]:
+        """Policy joint name -> policy_node's slew limit [rad/s]: ``target_rate_fraction`` x the no-load speed."""
+        return {j: self.target_rate_fraction * self.group_of(j).velocity_limit for j in self.joint_names}
 
     def passive_ranges(self) -> dict[str, list[list[float]]]:
         """Per-joint passive-dynamics ranges in policy order (empty if a joint group has none)."""

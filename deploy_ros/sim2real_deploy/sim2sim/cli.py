@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="An arm policy (ee_pose targets) gets the reach check instead: --targets poses sampled in its trained\n"
         f"workspace, each held {ReachConfig().hold_s:g} s from the default pose; passes with mean position error <= "
         f"{ReachConfig().max_pos_err} m\nand orientation error <= {ReachConfig().max_rot_err} rad over the last "
-        f"{ReachConfig().measure_s:g} s of each.\n\n"
+        f"{ReachConfig().measure_s:g} s of each, the hand holding still (sway <= {ReachConfig().max_sway} m).\n\n"
         "Exit status: 0 passed, 1 failed a criterion, 2 could not run (bad file, bad arguments).",
     )
     parser.add_argument("policy", help="exported policy file (.onnx with sim2real metadata)")
@@ -67,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--episodes", type=int, help="number of episodes (default 1; with --randomize 20)")
     parser.add_argument("--targets", type=int, default=ReachConfig().targets, help="arm policies: pose targets")
+    parser.add_argument(
+        "--target-rate-fraction",
+        type=float,
+        default=0.0,
+        help="arm policies: slew-limit joint targets to this x no-load speed, as policy_node's target_rate_fraction",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation")
     parser.add_argument("--randomize", action="store_true", help="combined disturbances, see above")
     pair = dict(type=float, nargs=2, metavar=("LO", "HI"))
@@ -171,11 +177,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _reach(args: argparse.Namespace) -> int:
     out = args.out or str(Path("logs/sim2sim") / Path(args.policy).stem)
-    report = run_reach(args.policy, ReachConfig(targets=args.targets, seed=args.seed, mjcf=args.mjcf, out_dir=out))
+    cfg = ReachConfig(
+        targets=args.targets,
+        seed=args.seed,
+        target_rate_fraction=args.target_rate_fraction,
+        mjcf=args.mjcf,
+        out_dir=out,
+    )
+    report = run_reach(args.policy, cfg)
     verdict = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failed"])
     print(
         f"sim2sim {args.policy} ({report['task_id']}): {len(report['targets'])} targets, mean position error "
-        f"{report['mean_pos_err'] * 100:.2f} cm, orientation {report['mean_rot_err']:.3f} rad: {verdict}\n"
+        f"{report['mean_pos_err'] * 100:.2f} cm, orientation {report['mean_rot_err']:.3f} rad, sway "
+        f"{report['max_sway'] * 100:.2f} cm: {verdict}\n"
         f"report: {out}/report.json"
     )
     return 0 if report["passed"] else 1

@@ -14,6 +14,21 @@ from sim2real_deploy.observations import ObservationBuilder
 from sim2real_deploy.sim2sim.config import FallRule, Randomization, Segment, Sim2SimConfig, Sim2SimError
 
 
+class SlewLimit:
+    """Control-step targets moved at most ``max_step`` per tick, as policy_node clamps them (``None``: no limit);
+    records every target."""
+
+    def __init__(self, max_step: np.ndarray | None):
+        self.max_step, self.previous, self.targets = max_step, None, []
+
+    def __call__(self, target: np.ndarray) -> np.ndarray:
+        if self.max_step is not None and self.previous is not None:
+            target = np.clip(target, self.previous - self.max_step, self.previous + self.max_step)
+        self.previous = target
+        self.targets.append(target)
+        return target
+
+
 def sample_perturbations(rand: Randomization, rng: np.random.Generator, duration: float, robot: MujocoRobot) -> dict:
     """One episode's perturbations (plain values, so the report can record them)."""
     n = len(robot.dof_adr)

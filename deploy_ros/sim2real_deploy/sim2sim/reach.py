@@ -4,7 +4,8 @@ Each target is sampled in the workspace the policy was trained on (metadata ``co
 roll / pitch / yaw ranges, the quaternion built as Isaac Lab's ``UniformPoseCommand`` builds it). The arm starts at
 rest in its default pose, the policy runs for ``hold_s`` with the target held, and the errors of ``robot.ee_body``'s
 pose in ``robot.base_body``'s frame are averaged over the last ``measure_s``. Passing means the mean position error
-and the mean orientation error over all targets are within the limits.
+and the mean orientation error over all targets are within the limits, and the hand holds still at every target
+(a policy in a limit cycle can average close to a target).
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import mujoco
 import numpy as np
 
-from sim2real_deploy.commands import EE_POSE, POSE_WORKSPACE_KEYS
-from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.commands import EE_POSE, POSE_WORKSPACE_KEYS, quat_from_euler_xyz
+from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
+from sim2real_deploy.sim2sim.episode import SlewLimit
 
 
 @dataclass(frozen=True)
@@ -31,22 +32,11 @@ class ReachConfig:
     measure_s: float = 1.0  # errors averaged over the last second of each hold
     max_pos_err: float = 0.02  # [m] mean over targets
     max_rot_err: float = 0.1  # [rad] mean over targets
+    max_sway: float = 0.01  # [m] largest extent of the hand's path over the measured window, on any target
+    target_rate_fraction: float = 0.0  # > 0: joint targets slew-limited to this x no-load speed, as policy_node does
     poses: tuple[tuple[float, ...], ...] = ()  # explicit targets (x, y, z, qw, qx, qy, qz: MuJoCo's quaternion order)
     mjcf: str | None = None
     out_dir: str | None = None
-
-
-def quat_from_euler_xyz(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """(w, x, y, z) of the rotation Rz(yaw) Ry(pitch) Rx(roll), as Isaac Lab's ``quat_from_euler_xyz``."""
-    cr, sr, cp, sp, cy, sy = (f(a / 2) for a in (roll, pitch, yaw) for f in (np.cos, np.sin))
-    return np.array(
-        [
-            cy * cr * cp + sy * sr * sp,
-            cy * sr * cp - sy * cr * sp,
-            cy * cr * sp + sy * sr * cp,
-            sy * cr * cp - cy * sr * sp,
-        ]
-    )
 
 
 def command_vector(meta: PolicyMetadata, target: np.ndarray) -> np.ndarray:
@@ -66,23 +56,11 @@ def sample_targets(meta: PolicyMetadata, n: int, rng: np.random.Generator) -> np
     return np.array([[*d[:3], *quat_from_euler_xyz(*d[3:])] for d in draws])
 
 
-class _Frames:
-    """The end effector's pose in the base body's frame."""
-
-    def __init__(self, robot: MujocoRobot):
-        names = robot.meta.raw["robot"]
-        if not (names.get("base_body") and names.get("ee_body")):
-            raise Sim2SimError("the policy file names no robot.base_body / robot.ee_body: re-export it")
-        self.data = robot.data
-        self.base, self.ee = (robot.model.body(names[k]).id for k in ("base_body", "ee_body"))
-
-    def ee_pose(self) -> tuple[np.ndarray, np.ndarray]:
-        rot_base = self.data.xmat[self.base].reshape(3, 3)
-        pos = rot_base.T @ (self.data.xpos[self.ee] - self.data.xpos[self.base])
-        quat, base_inv = np.zeros(4), np.zeros(4)
-        mujoco.mju_negQuat(base_inv, self.data.xquat[self.base])
-        mujoco.mju_mulQuat(quat, base_inv, self.data.xquat[self.ee])
-        return pos, quat
+def _end_effector(robot: MujocoRobot) -> EndEffectorFrame:
+    try:
+        return EndEffectorFrame(robot)
+    except ValueError as exc:
+        raise Sim2SimError(str(exc)) from exc
 
 
 def rotation_error(q1: np.ndarray, q2: np.ndarray) -> float:
@@ -101,15 +79,18 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
         raise Sim2SimError(f"{policy_path}: a grasping (lift) policy: its sim-to-sim check does not exist yet")
     robot = MujocoRobot.from_metadata(meta, cfg.mjcf)
     targets = np.array(cfg.poses) if cfg.poses else sample_targets(meta, cfg.targets, np.random.default_rng(cfg.seed))
-    frames, observe = _Frames(robot), ObservationBuilder.from_metadata(meta)
+    frames, observe = _end_effector(robot), ObservationBuilder.from_metadata(meta)
     rows = [_hold(policy, robot, frames, observe, target, cfg) for target in targets]
     pos_err = float(np.mean([r["pos_err"] for r in rows]))
+    sway = float(np.max([r["sway"] for r in rows]))
     rot_err = float(np.mean([r["rot_err"] for r in rows]))
     failed = []
     if pos_err > cfg.max_pos_err:
         failed.append(f"mean position error {pos_err:.4f} m > {cfg.max_pos_err} m")
     if rot_err > cfg.max_rot_err:
         failed.append(f"mean orientation error {rot_err:.3f} rad > {cfg.max_rot_err} rad")
+    if sway > cfg.max_sway:
+        failed.append(f"the hand does not hold still: it sways {sway:.4f} m > {cfg.max_sway} m at a target")
     report = {
         "policy": str(policy_path),
         "task_id": meta.raw["task_id"],
@@ -118,6 +99,7 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
         "failed": failed,
         "mean_pos_err": pos_err,
         "mean_rot_err": rot_err,
+        "max_sway": sway,
         "targets": rows,
         "config": asdict(cfg),
     }
@@ -133,7 +115,7 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
 def _hold(
     policy: OnnxPolicy,
     robot: MujocoRobot,
-    frames: _Frames,
+    frames: EndEffectorFrame,
     observe: ObservationBuilder,
     target: np.ndarray,
     cfg: ReachConfig,
@@ -143,17 +125,22 @@ def _hold(
     robot.reset()
     last_action = np.zeros(meta.num_joints)
     steps, measured = round(cfg.hold_s / meta.control_dt), round(cfg.measure_s / meta.control_dt)
-    pos_errs, rot_errs = [], []
+    rate = cfg.target_rate_fraction * meta.joint_array("velocity_limit") * meta.control_dt
+    slew = SlewLimit(rate if cfg.target_rate_fraction > 0 else None)
+    slew.previous = robot.q.copy()  # the node's first target is limited relative to the measured pose
+    positions, rot_errs = [], []
     for k in range(steps):
         obs = observe(robot.state(), command, last_action, tick=k)
         last_action = meta.clip_action(np.asarray(policy(obs), dtype=np.float64))
-        robot.step(meta.targets_from_actions(last_action))
+        robot.step(slew(meta.targets_from_actions(last_action)))
         if k >= steps - measured:
             pos, quat = frames.ee_pose()
-            pos_errs.append(np.linalg.norm(pos - target[:3]))
+            positions.append(pos)
             rot_errs.append(rotation_error(quat, target[3:]))
+    positions = np.array(positions)
     return {
         "target": np.round(target, 4).tolist(),
-        "pos_err": float(np.mean(pos_errs)),
+        "pos_err": float(np.mean(np.linalg.norm(positions - target[:3], axis=1))),
         "rot_err": float(np.mean(rot_errs)),
+        "sway": float(np.ptp(positions, axis=0).max()),  # [m] the hand still moving while it should hold
     }
