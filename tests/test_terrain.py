@@ -163,7 +163,13 @@ def _known_height(xy: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def test_height_scan_matches_a_known_heightfield_and_the_robot_stands_on_it():
     from sim2real.robots import ROBOTS
 
-    with task_env(GO2_ROUGH, "env.height_scan_in_policy=true", num_envs=2, configure=_stairs_terrain) as env:
+    with task_env(
+        GO2_ROUGH,
+        "env.height_scan_in_policy=true",
+        "env.ray_cast_height_scan=true",
+        num_envs=2,
+        configure=_stairs_terrain,
+    ) as env:
         base = env.unwrapped
         robot, scanner = base.scene["robot"], base.scene["height_scanner"]
         # env 0 on the top platform; env 1 astride the three steps on the -x side (scan reaches x = -2.3 .. -0.7)

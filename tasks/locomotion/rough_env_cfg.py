@@ -11,9 +11,11 @@ Go2FlatEnvCfg)``), so a rough variant keeps that robot's rewards, commands and p
   a sub-terrain from its origin and a row down if it covered less than half its commanded distance.
 - Command curriculum (``mdp.command_ranges_vel``): commands start at half the robot's ranges and widen by 10% steps
   while velocity tracking is good.
-- Height scan: 17 x 11 rays on a 1.6 m x 1.0 m grid around the base, yaw-aligned, terrain only. Always in the critic;
-  in the policy only with ``height_scan_in_policy=True``: blind by default, so the policy deploys without a height
-  map (the real robot has no mapping stack here).
+- Height scan: 17 x 11 points on a 1.6 m x 1.0 m grid around the base, yaw-aligned, terrain only, read from the
+  physics' height grid (:mod:`~sim2real.tasks.mdp.height_grid`: what the feet collide with, at 1/20 of a ray cast's
+  cost); ``ray_cast_height_scan=True`` puts Isaac Lab's ``RayCaster`` back. Always in the critic; in the policy only
+  with ``height_scan_in_policy=True``: blind by default, so the policy deploys without a height map (the real robot
+  has no mapping stack here).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from isaaclab.terrains import (
 from isaaclab.utils import configclass
 from isaaclab.utils.noise import UniformNoiseCfg as Unoise
 
-from sim2real.robots import RobotSpec
+from sim2real.robots import ROBOTS, RobotSpec
 from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.velocity_env_cfg import (
     CriticObsCfg,
@@ -90,6 +92,17 @@ ROUGH_TERRAIN_CFG = TerrainGeneratorCfg(
 NCONMAX, NJMAX = 64, 400
 
 
+# Isaac Lab's rough-terrain scanner: the ray caster's config, and the grid term's pattern (read as data)
+HEIGHT_SCANNER = RayCasterCfg(
+    prim_path="{ENV_REGEX_NS}/Robot/Geometry/base",  # the spec's base body, set by apply_robot
+    offset=RayCasterCfg.OffsetCfg(pos=(0.0, 0.0, 20.0)),  # rays start 20 m up: above any terrain
+    ray_alignment="yaw",
+    pattern_cfg=patterns.GridPatternCfg(resolution=0.1, size=[1.6, 1.0]),
+    mesh_prim_paths=["/World/ground"],
+    global_world_only=True,  # hit the terrain only, never the robot's own bodies
+)
+
+
 @configclass
 class RoughSceneCfg(SceneCfg):
     ground = None  # replaced by the generated terrain, at the same prim path
@@ -102,24 +115,18 @@ class RoughSceneCfg(SceneCfg):
         physics_material=RigidBodyMaterialBaseCfg(static_friction=1.0, dynamic_friction=1.0),  # as the flat ground
         visual_material=None,
     )
-    height_scanner = RayCasterCfg(
-        prim_path="{ENV_REGEX_NS}/Robot/Geometry/base",  # the spec's base body, set by apply_robot
-        offset=RayCasterCfg.OffsetCfg(pos=(0.0, 0.0, 20.0)),  # rays start 20 m up: above any terrain
-        ray_alignment="yaw",
-        pattern_cfg=patterns.GridPatternCfg(resolution=0.1, size=[1.6, 1.0]),
-        mesh_prim_paths=["/World/ground"],
-        global_world_only=True,  # hit the terrain only, never the robot's own bodies
-    )
+    height_scanner: RayCasterCfg | None = HEIGHT_SCANNER.replace()  # only with ray_cast_height_scan=True
 
 
-def height_scan_term(noise: float = 0.0) -> ObsTerm:
-    """Base height above each ray's hit point minus 0.5 m [m], clipped to +-1 m (Isaac Lab's term and offset)."""
-    return ObsTerm(
-        func=mdp.height_scan,
-        params={"sensor_cfg": SceneEntityCfg("height_scanner")},
-        noise=Unoise(n_min=-noise, n_max=noise) if noise else None,
-        clip=(-1.0, 1.0),
-    )
+def height_scan_term(noise: float = 0.0, ray_cast: bool = False) -> ObsTerm:
+    """Base height above the terrain at each scan point minus 0.5 m [m], clipped to +-1 m (Isaac Lab's term and
+    offset): from the physics' height grid, or with ``ray_cast`` from the ``height_scanner`` sensor."""
+    if ray_cast:
+        func, params = mdp.height_scan, {"sensor_cfg": SceneEntityCfg("height_scanner")}
+    else:  # the base body is set by apply_robot
+        params = {**mdp.scanner_params(HEIGHT_SCANNER), "asset_cfg": SceneEntityCfg("robot")}
+        func = mdp.height_scan_grid
+    return ObsTerm(func=func, params=params, noise=Unoise(n_min=-noise, n_max=noise) if noise else None, clip=(-1, 1))
 
 
 @configclass
@@ -129,7 +136,7 @@ class RoughPolicyObsCfg(PolicyObsCfg):
 
 @configclass
 class RoughCriticObsCfg(CriticObsCfg):
-    height_scan = height_scan_term()
+    height_scan: ObsTerm | None = None  # set by RoughTerrainCfg.finalize (grid or ray cast)
 
 
 @configclass
@@ -161,6 +168,9 @@ class RoughTerrainCfg:
     curriculum: CurriculumCfg = CurriculumCfg()
     height_scan_in_policy: bool = False
     """Give the policy the height scan too (a perceptive policy). Applied by :meth:`finalize`, after overrides."""
+    ray_cast_height_scan: bool = False
+    """Scan with Isaac Lab's ``RayCaster`` (Newton's ray-cast mesh) instead of the physics' height grid: ~20x the
+    cost on the CPU, and the other diagonal in each grid cell (``docs/height_scan_design.md``)."""
 
     def __post_init__(self):
         super().__post_init__()
@@ -174,8 +184,15 @@ class RoughTerrainCfg:
     def finalize(self) -> None:
         """Apply what depends on overridable fields and on the physics preset (called by ``load_task``)."""
         super().finalize()
+        ray_cast = self.ray_cast_height_scan
+        self.observations.critic.height_scan = height_scan_term(ray_cast=ray_cast)
         if self.height_scan_in_policy and self.observations.policy.height_scan is None:
-            self.observations.policy.height_scan = height_scan_term(noise=0.1)
+            self.observations.policy.height_scan = height_scan_term(noise=0.1, ray_cast=ray_cast)
+        for group in (self.observations.critic, self.observations.policy):
+            if group.height_scan is not None and "asset_cfg" in group.height_scan.params:
+                group.height_scan.params["asset_cfg"].body_names = [ROBOTS[self.robot].base_body]
+        if not ray_cast:
+            self.scene.height_scanner = None  # no sensor, no site, no ray casts
         # a foot on a heightfield touches several cells at once: more contacts and constraint rows per env than
         # the flat presets hold, and MuJoCo-Warp drops what does not fit ("nefc overflow")
         solver = self.sim.physics.solver_cfg

@@ -13,6 +13,7 @@ from .actions import DelayedJointPositionAction, DelayedJointPositionActionCfg  
 from .curriculums import command_ranges_vel  # noqa: F401
 from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .gait import feet_swing_height, gait_contact, gait_phase  # noqa: F401
+from .height_grid import HeightGrid, height_scan_grid, scanner_params  # noqa: F401
 from .observations import (  # noqa: F401
     action_delay,
     actuator_gain_scale,
