@@ -38,17 +38,22 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
 
 
 def gripper_action(env_cfg: Any) -> dict[str, Any] | None:
-    """The binary open/close gripper action (the network's last output; < 0 closes), or None without one."""
+    """The binary open/close gripper action (the network's last output; < 0 closes), or None without one; with the
+    fingers' PD as training simulated it (a real hand runs its own controller; a simulator needs these)."""
     cfg = getattr(env_cfg.actions, "gripper", None)
     if cfg is None:
         return None
     joints = list(cfg.joint_names)
+    fingers = ROBOTS[env_cfg.robot].group_of(joints[0])
     return {
         "joints": joints,
         "open": [float(cfg.open_command_expr[j]) for j in joints],
         "closed": [float(cfg.close_command_expr[j]) for j in joints],
         "speed": float(cfg.speed),
         "close_below": 0.0,  # Isaac Lab's BinaryJointPositionAction: a negative command closes
+        "stiffness": fingers.stiffness,
+        "damping": fingers.damping,
+        "effort_limit": fingers.effort_limit,
     }
 
 

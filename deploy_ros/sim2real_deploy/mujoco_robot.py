@@ -10,7 +10,7 @@ a floating-base policy needs exactly one free joint. Needs ``mujoco``; no torch,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import mujoco
@@ -87,12 +87,20 @@ def _remap_keyframe_ctrl(spec: mujoco.MjSpec, old_names: list[str]) -> None:
             key.ctrl = [by_name.get(name, 0.0) for name in new_names]
 
 
-def build_scene(mjcf: str | Path, physics_dt: float, joint_names: Sequence[str], floor: bool = True) -> mujoco.MjModel:
-    """The robot MJCF (its own contact options kept) plus a floor and a light, with one torque motor per policy
-    joint (see :func:`_fit_motors`)."""
+def build_scene(
+    mjcf: str | Path,
+    physics_dt: float,
+    joint_names: Sequence[str],
+    floor: bool = True,
+    extend: Callable[[mujoco.MjSpec], None] | None = None,
+) -> mujoco.MjModel:
+    """The robot MJCF (its own contact options kept) plus a floor and a light, with one torque motor per joint of
+    ``joint_names`` (see :func:`_fit_motors`); ``extend(spec)`` adds to the scene (a task's objects)."""
     spec = mujoco.MjSpec.from_file(str(mjcf))
     spec.option.timestep = physics_dt
     _fit_motors(spec, joint_names)
+    if extend is not None:
+        extend(spec)
     if floor:
         spec.add_texture(
             name="sim2sim_grid",
@@ -150,10 +158,18 @@ class MujocoRobot:
 
     @classmethod
     def from_metadata(
-        cls, meta: PolicyMetadata, mjcf: str | Path | None = None, physics_dt: float | None = None, **kwargs
+        cls,
+        meta: PolicyMetadata,
+        mjcf: str | Path | None = None,
+        physics_dt: float | None = None,
+        extend: Callable[[mujoco.MjSpec], None] | None = None,
+        **kwargs,
     ) -> MujocoRobot:
+        """The policy's robot from its MJCF; a grasping policy's finger joints get torque motors too (driven by
+        :class:`Gripper`), and ``extend`` adds a task's objects."""
         path = find_mjcf(meta.raw["robot"]["mjcf"], mjcf)
-        robot = cls(build_scene(path, physics_dt or meta.physics_dt, meta.joint_names), meta, **kwargs)
+        motored = [*meta.joint_names, *(meta.gripper["joints"] if meta.gripper else ())]
+        robot = cls(build_scene(path, physics_dt or meta.physics_dt, motored, extend=extend), meta, **kwargs)
         robot.mjcf_path = path
         return robot
 

@@ -160,7 +160,9 @@ class ObservationBuilder:
 
     @classmethod
     def from_metadata(cls, meta: Any) -> ObservationBuilder:  # a validated PolicyMetadata
-        return cls(meta.observations, meta.joint_array("default_joint_pos"), control_dt=meta.control_dt)
+        gripper = meta.gripper
+        default_gripper = np.asarray(gripper["open"], dtype=np.float64) if gripper else None  # open = default
+        return cls(meta.observations, meta.joint_array("default_joint_pos"), default_gripper, meta.control_dt)
 
 
 def projected_gravity(quat_wxyz: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from sim2real_deploy.sim2sim.config import (
     Sim2SimError,
     Thresholds,
 )
+from sim2real_deploy.sim2sim.lift import LiftConfig, run_lift
 from sim2real_deploy.sim2sim.reach import ReachConfig, run_reach
 from sim2real_deploy.sim2sim.report import format_summary
 from sim2real_deploy.sim2sim.run import run_sim2sim
@@ -58,7 +59,11 @@ def _parser() -> argparse.ArgumentParser:
         epilog="An arm policy (ee_pose targets) gets the reach check instead: --targets poses sampled in its trained\n"
         f"workspace, each held {ReachConfig().hold_s:g} s from the default pose; passes with mean position error <= "
         f"{ReachConfig().max_pos_err} m\nand orientation error <= {ReachConfig().max_rot_err} rad over the last "
-        f"{ReachConfig().measure_s:g} s of each, the hand holding still (sway <= {ReachConfig().max_sway} m).\n\n"
+        f"{ReachConfig().measure_s:g} s of each, the hand holding still (sway <= {ReachConfig().max_sway} m).\n"
+        f"A grasping arm policy (lift) gets the lift check: --targets trials, each a cube of random size, mass and "
+        f"friction on the table\nand a target; success when the cube stays within {LiftConfig().goal_tol} m of it "
+        f"for {LiftConfig().hold_s:g} s within {LiftConfig().episode_s:g} s; passes at >= "
+        f"{LiftConfig().min_success:.0%} success.\n\n"
         "Exit status: 0 passed, 1 failed a criterion, 2 could not run (bad file, bad arguments).",
     )
     parser.add_argument("policy", help="exported policy file (.onnx with sim2real metadata)")
@@ -66,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         "--out", help="output folder for report.json and tracking.png (default: logs/sim2sim/<policy stem>)"
     )
     parser.add_argument("--episodes", type=int, help="number of episodes (default 1; with --randomize 20)")
-    parser.add_argument("--targets", type=int, default=ReachConfig().targets, help="arm policies: pose targets")
+    parser.add_argument(
+        "--targets", type=int, default=ReachConfig().targets, help="arm policies: pose targets (lift: trials)"
+    )
     parser.add_argument(
         "--target-rate-fraction",
         type=float,
@@ -165,13 +172,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("sim2sim: --episodes must be >= 1", file=sys.stderr)
         return 2
     try:
-        if read_metadata(args.policy).command_interface == EE_POSE.name:
-            return _reach(args)
+        meta = read_metadata(args.policy)
+        if meta.command_interface == EE_POSE.name:
+            return _lift(args) if meta.gripper else _reach(args)
         report = run_sim2sim(args.policy, config_from_args(args))
     except (PolicyFileError, RobotModelError, Sim2SimError) as exc:
         print(f"sim2sim: {exc}", file=sys.stderr)
         return 2
     print(format_summary(report))
+    return 0 if report["passed"] else 1
+
+
+def _lift(args: argparse.Namespace) -> int:
+    out = args.out or str(Path("logs/sim2sim") / Path(args.policy).stem)
+    report = run_lift(args.policy, LiftConfig(trials=args.targets, seed=args.seed, mjcf=args.mjcf, out_dir=out))
+    verdict = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failed"])
+    print(
+        f"sim2sim {args.policy} ({report['task_id']}): {len(report['trials'])} trials, success "
+        f"{report['success_rate']:.0%} (cube held within {LiftConfig().goal_tol * 100:.0f} cm of the target for "
+        f"{LiftConfig().hold_s:g} s): {verdict}\nreport: {out}/report.json"
+    )
     return 0 if report["passed"] else 1
 
 

@@ -76,7 +76,7 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
     if meta.floating_base or meta.command_interface != EE_POSE.name:
         raise Sim2SimError(f"{policy_path}: the reach check is for fixed-base ee_pose policies")
     if meta.gripper:
-        raise Sim2SimError(f"{policy_path}: a grasping (lift) policy: its sim-to-sim check does not exist yet")
+        raise Sim2SimError(f"{policy_path}: a grasping (lift) policy: its check is sim2sim.lift.run_lift")
     robot = MujocoRobot.from_metadata(meta, cfg.mjcf)
     targets = np.array(cfg.poses) if cfg.poses else sample_targets(meta, cfg.targets, np.random.default_rng(cfg.seed))
     frames, observe = _end_effector(robot), ObservationBuilder.from_metadata(meta)
