@@ -1,9 +1,9 @@
 """Every registered task, the whole road at toy scale: build and train 2 iterations from the CLI, export from the
 run, 2 s of sim-to-sim in native MuJoCo, and the ROS node (real rclpy, its own venv) loading the file.
 
-Arm tasks export (reach: a pose target; lift: plus the gripper command) and a reach policy runs the reach check;
-where the road stops today (the lift check, an arm policy_node: the arms issue) the test asserts the clear refusal,
-so a silent failure or a traceback cannot pass either.
+Arm tasks export (reach: a pose target; lift: plus the gripper command); a reach policy runs the reach check and
+loads in the ROS node, a lift policy runs the lift check; where the road stops today (the node serving a grasping
+policy: the arms issue) the test asserts the clear refusal, so a silent failure or a traceback cannot pass either.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from sim2real.robots import ROBOTS
 from sim2real.robots.isaaclab import mjcf_friction_model
 from sim2real_deploy.policy_file import read_metadata
 from sim2real_deploy.sim2sim import Segment, Sim2SimConfig, Sim2SimError, run_sim2sim
+from sim2real_deploy.sim2sim.lift import LiftConfig, run_lift
 from sim2real_deploy.sim2sim.reach import ReachConfig, run_reach
 
 ROS_PYTHON = REPO_ROOT / ".venv-ros" / "bin" / "python"
@@ -79,14 +80,17 @@ def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
         report = run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
         assert report["task_id"] == task and report["episodes"][0]["segments"][0]["end"] == 2.0
         assert policy_node_loads(policy).startswith("LOADED WAITING")
-    else:  # an arm: the reach check runs a reach policy; no lift check and no arm policy_node yet (arms issue)
+    else:  # an arm: the reach or the lift check; the node serves reach, refuses lift (no gripper output yet)
         with pytest.raises(Sim2SimError, match="floating-base"):
             run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
         if read_metadata(policy).gripper:
             with pytest.raises(Sim2SimError, match="lift"):
                 run_reach(policy)
+            report = run_lift(policy, LiftConfig(trials=2, episode_s=0.5))
+            assert report["task_id"] == task and len(report["trials"]) == 2 and not report["passed"]  # untrained
+            assert policy_node_loads(policy).startswith("REFUSED")
         else:
             report = run_reach(policy, ReachConfig(targets=2, hold_s=0.5, measure_s=0.2))
             assert report["task_id"] == task and len(report["targets"]) == 2 and not report["passed"]  # untrained
             assert all(np.isfinite([t["pos_err"], t["rot_err"]]).all() for t in report["targets"])
-        assert policy_node_loads(policy).startswith("REFUSED")
+            assert policy_node_loads(policy).startswith("LOADED WAITING")
