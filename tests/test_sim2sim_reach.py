@@ -79,3 +79,8 @@ def test_holding_still_passes_only_at_its_own_pose(hold_policy):
     pos, quat = EndEffectorFrame(robot).ee_pose()
     passed = run_reach(hold_policy, ReachConfig(poses=(tuple([*pos, *quat]),)))
     assert passed["passed"] and passed["mean_pos_err"] < 0.002 and passed["mean_rot_err"] < 0.01
+
+
+def test_each_target_gets_the_time_training_gives_it():
+    run = load_task(REACH, [])
+    assert ReachConfig().hold_s == run.env.commands.ee_pose.resampling_time_range[1]

@@ -28,7 +28,7 @@ from sim2real_deploy.sim2sim.episode import SlewLimit
 class ReachConfig:
     targets: int = 20
     seed: int = 0
-    hold_s: float = 3.0  # each target held this long, from rest in the default pose
+    hold_s: float = 4.0  # each target held this long, from rest in the default pose: the task's 4 s per target
     measure_s: float = 1.0  # errors averaged over the last second of each hold
     max_pos_err: float = 0.02  # [m] mean over targets
     max_rot_err: float = 0.1  # [rad] mean over targets
