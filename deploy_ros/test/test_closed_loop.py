@@ -180,7 +180,11 @@ def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
         assert np.linalg.norm(held - reached) < 0.02, (held, reached)
         assert probe.mode == "RUNNING"
         probe.estop_pub.publish(Bool(data=True))
-        probe.wait_mode("DAMPING")
-        stopped = hand_after((0.6, -0.15, 0.2), 1.5)  # DAMPING holds the last target, where the arm settled
-        assert np.linalg.norm(stopped - held) < 0.01, (stopped, held)
+        t_damp = probe.wait_mode("DAMPING")
+        stopped = hand_after((0.6, -0.15, 0.2), 1.5)  # settled: still for 0.5 s
+        # DAMPING holds the last target: constant targets, and the arm comes to rest near where it was (the policy's
+        # last target is a few cm from its equilibrium while it still corrects)
+        holding = np.array([x for t, x in probe.targets_since(t_damp + 0.1)])
+        assert len(holding) > 20 and np.ptp(holding, axis=0).max() < 1e-9
+        assert np.linalg.norm(stopped - held) < 0.03, (stopped, held)
         assert_in_limits(probe.targets, limits)
