@@ -11,6 +11,7 @@ from conftest import task_env
 from test_terrain import GO2_ROUGH, SCAN_RAYS, _columns
 
 from sim2real.tasks.mdp.height_grid import HeightGrid
+from sim2real_deploy.commands import quat_from_euler_xyz
 
 PLANAR = 1e-4  # [m] a grid cell whose two diagonals give the same heights: h00 + h11 == h10 + h01
 
@@ -73,7 +74,8 @@ def scans():
         origins = base.scene.terrain.terrain_origins
         for i, (row, col) in enumerate(picks):
             yaw, tilt = rng.uniform(-np.pi, np.pi), rng.uniform(-0.15, 0.15, 2)
-            quat = torch.tensor(_quat_xyzw(tilt[0], tilt[1], yaw), dtype=torch.float32)
+            w, x, y, z = quat_from_euler_xyz(tilt[0], tilt[1], yaw)
+            quat = torch.tensor([x, y, z, w], dtype=torch.float32)
             pose[i, :3] = origins[row, col] + torch.tensor([*rng.uniform(-2.5, 2.5, 2), 0.6])
             pose[i, 3:] = quat
         robot.write_root_pose_to_sim_index(root_pose=pose)
@@ -88,14 +90,8 @@ def scans():
         ray_cast = mdp.height_scan(base, SceneEntityCfg("height_scanner"))
         scanner = base.scene["height_scanner"]
         points = scanner.data.ray_hits_w.torch[..., :2].clone()
-        yield grid, ray_cast, points, term, base.sim.physics_manager._solver.mj_model, picks
-
-
-def _quat_xyzw(roll: float, pitch: float, yaw: float) -> list[float]:
-    cr, sr, cp, sp, cy, sy = (f(a / 2) for a in (roll, pitch, yaw) for f in (np.cos, np.sin))
-    w, x = cy * cr * cp + sy * sr * sp, cy * sr * cp - sy * cr * sp
-    y, z = cy * cr * sp + sy * sr * cp, sy * cr * cp - cy * sr * sp
-    return [x, y, z, w]
+        base_z = robot.data.root_pos_w.torch[:, 2:3].clone()
+        yield grid, ray_cast, points, term, base.sim.physics_manager._solver.mj_model, base_z
 
 
 def test_raycast_triangulation_equals_isaac_labs_ray_caster_on_every_terrain(scans):
@@ -105,10 +101,10 @@ def test_raycast_triangulation_equals_isaac_labs_ray_caster_on_every_terrain(sca
 
 
 def test_physics_triangulation_equals_mujocos_collision_geometry(scans):
-    grid, _, points, term, mj_model, _ = scans
-    base_z = grid["physics"] + term.grid.height_at(points, "physics") + 0.5  # recover the base height per env
+    """The term's output: base height above what MuJoCo's own ray cast hits on the training model, less 0.5 m."""
+    grid, _, points, _, mj_model, base_z = scans
     heights = _mj_ray_heights(mj_model, points.reshape(-1, 2).double().numpy()).reshape(points.shape[:2])
-    np.testing.assert_allclose((base_z - 0.5 - grid["physics"]).numpy(), heights, atol=2e-4)
+    np.testing.assert_allclose(grid["physics"].numpy(), (base_z.double().numpy() - heights - 0.5), atol=2e-4)
 
 
 def test_the_triangulations_agree_where_a_cell_is_planar_and_differ_on_rough_ground(scans):

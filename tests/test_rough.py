@@ -20,6 +20,21 @@ def rough_critic_terms() -> list[tuple[str, int]]:
     return [(name, int(size)) for name, size in re.findall(r"^\| \d+ \| (\w+) \| (\d+) \|", section, flags=re.M)]
 
 
+def test_the_default_height_scan_reads_the_physics_grid_with_no_ray_caster():
+    from sim2real.config import load_task
+    from sim2real.robots import ROBOTS
+    from sim2real.tasks import mdp
+
+    run = load_task(GO2_ROUGH, [])
+    term = run.env.observations.critic.height_scan
+    assert run.env.scene.height_scanner is None and term.func is mdp.height_scan_grid
+    assert term.params["asset_cfg"].body_names == [ROBOTS["go2"].base_body]
+    ray_cast = load_task(GO2_ROUGH, ["env.ray_cast_height_scan=true"]).env
+    assert (
+        ray_cast.scene.height_scanner is not None and ray_cast.observations.critic.height_scan.func is mdp.height_scan
+    )
+
+
 @pytest.fixture(scope="module")
 def env():
     with task_env(GO2_ROUGH, num_envs=NUM_ENVS) as wrapped:

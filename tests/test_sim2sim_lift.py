@@ -69,9 +69,29 @@ def test_the_cube_held_at_its_target_counts_as_success(open_policy):
     assert not run_lift(open_policy, LiftConfig(trials=1, targets=(away,), episode_s=1.5, **start))["passed"]
 
 
+def test_each_trial_simulates_its_sampled_cube(open_policy, monkeypatch):
+    """The friction, mass and size a trial reports are the ones the simulation ran with."""
+    from sim2real_deploy.sim2sim import lift
+
+    seen = []
+    cube_in_base = lift._cube_in_base
+
+    def spy(robot):
+        m, g = robot.model, robot.model.geom(lift.CUBE).id
+        seen.append((m.geom_friction[g, 0], m.body_mass[m.body(lift.CUBE).id], 2 * m.geom_size[g, 0]))
+        return cube_in_base(robot)
+
+    monkeypatch.setattr(lift, "_cube_in_base", spy)
+    report = run_lift(open_policy, LiftConfig(trials=2, episode_s=0.1))
+    for trial, (friction, mass, size) in zip(report["trials"], seen[:: len(seen) // 2], strict=True):
+        sampled = [trial["cube"][k] for k in ("friction", "mass", "size")]
+        assert [friction, mass, size] == pytest.approx(sampled, abs=1e-4)
+    assert seen[0][0] != seen[-1][0]  # sampled per trial, not MuJoCo's default 1.0
+
+
 def test_fingers_close_at_the_trained_speed(tmp_path, lift_run):
     meta = read_metadata(_policy(tmp_path, lift_run, -1.0))
-    robot = MujocoRobot.from_metadata(meta, extend=lambda spec: add_cube(spec, meta.gripper["joints"]))
+    robot = MujocoRobot.from_metadata(meta, extend=add_cube)
     gripper = Gripper(robot)
     robot.reset()
     gripper.reset()

@@ -34,6 +34,9 @@ _COMMAND_FAULT = {
 }
 
 
+ARM_HOLD_MARGIN = 0.1  # [rad] an arm in DAMPING holds its last target only this close to the measured pose
+
+
 class Mode(StrEnum):
     WAITING = "WAITING"  # no (valid) state yet: publish nothing
     STANDING = "STANDING"  # soft start to the default pose, then hold it
@@ -283,6 +286,8 @@ class PolicyController:
             return False, f"reset refused: mode is {self.mode.value} (only DAMPING needs a reset)"
         self.estop_request = self.latched = None
         self.last_target = None
+        if self.interface.setpoint:  # a target from before the fault is no order to move after it: wait for a new one
+            self.cmd_raw = None
         self._transition(Mode.WAITING, "reset requested", now)
         return True, "WAITING"
 
@@ -358,10 +363,14 @@ class PolicyController:
     def _enter_damping(self, reason: str, now: float) -> None:
         # Hold a pose only for a robot this node was commanding: an e-stop while WAITING must not start commanding
         # one. A legged robot holds the last measured pose that was finite and complete (see docs: position-only
-        # "damping"; after a stumble the last target may be far from it). A fixed-base arm holds its last target:
-        # under PD it sits in equilibrium there, and the measured pose would let it sag by its gravity error.
+        # "damping"; after a stumble the last target may be far from it). A fixed-base arm holds its last target while
+        # that is within ARM_HOLD_MARGIN of the measured pose: under PD it sits in equilibrium there, where the measured
+        # pose would let it sag by its gravity error; further away (blocked, or not tracking) it holds what it measures.
         commanding = self.mode in (Mode.STANDING, Mode.RUNNING) and self.last_target is not None
-        hold = self.safe_pos if self.has_imu else self.last_target
+        hold = self.safe_pos
+        if not self.has_imu and hold is not None and commanding:
+            if np.abs(self.last_target - self.safe_pos).max() <= ARM_HOLD_MARGIN:
+                hold = self.last_target
         self.hold_pos = hold.copy() if commanding and hold is not None else None
         self._transition(Mode.DAMPING, reason, now)
 
@@ -378,7 +387,7 @@ class PolicyController:
 
     def _policy_target(self, now: float) -> np.ndarray | None:
         command = self.command(now)
-        if command is None:  # a pose target that became invalid: the fault check already sent us to DAMPING
+        if command is None:  # defensive: a setpoint is checked by the fault check and by enable(); never run without
             self._enter_damping("no valid target pose", now)
             return None
         obs = self.observation(now, command)

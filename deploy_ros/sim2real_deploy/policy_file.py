@@ -125,7 +125,8 @@ class PolicyMetadata:
 
     @property
     def legged_velocity(self) -> bool:
-        """A floating-base robot following base-velocity commands: what sim-to-sim and the ROS node serve today."""
+        """A floating-base robot following base-velocity commands (the legged sim-to-sim check; the node serves these
+        and fixed-base ``ee_pose`` arms)."""
         return self.floating_base and self.command_interface == "base_velocity"
 
     @property

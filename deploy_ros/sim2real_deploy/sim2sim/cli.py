@@ -77,8 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--target-rate-fraction",
         type=float,
-        default=0.0,
-        help="arm policies: slew-limit joint targets to this x no-load speed, as policy_node's target_rate_fraction",
+        default=None,
+        help="arm policies: slew-limit joint targets to this x no-load speed, as policy_node's target_rate_fraction "
+        "(0: unlimited; default: the limit the policy was trained behind, if its file records one)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation")
     parser.add_argument("--randomize", action="store_true", help="combined disturbances, see above")

@@ -51,7 +51,7 @@ class LiftConfig:
 
 
 def _trained_range(meta: PolicyMetadata, event: str, key: str, default: tuple[float, float]) -> tuple[float, float]:
-    events = (meta.raw["training"].get("domain_randomization") or {}).get("events", {})
+    events = meta.domain_randomization.get("events", {})
     value = events.get(event, {}).get("params", {}).get(key)
     return (float(value[0]), float(value[1])) if value else default
 
@@ -101,7 +101,7 @@ def _joint_motor(model: mujoco.MjModel, joint: int) -> int:
     return motors[0]
 
 
-def add_cube(spec: mujoco.MjSpec, gripper_joints: list[str]) -> None:
+def add_cube(spec: mujoco.MjSpec) -> None:
     """A free cube (resized per trial) and no actuator but the joint motors on the fingers: an MJCF's own hand
     actuator (the Panda's tendon servo) would fight the simulated PD."""
     for actuator in list(spec.actuators):
@@ -121,7 +121,7 @@ def run_lift(policy_path: str | Path, cfg: LiftConfig | None = None) -> dict[str
     meta = policy.metadata
     if meta.floating_base or meta.command_interface != EE_POSE.name or not meta.gripper:
         raise Sim2SimError(f"{policy_path}: the lift check is for fixed-base ee_pose policies with a gripper")
-    robot = MujocoRobot.from_metadata(meta, cfg.mjcf, extend=lambda spec: add_cube(spec, meta.gripper["joints"]))
+    robot = MujocoRobot.from_metadata(meta, cfg.mjcf, extend=add_cube)
     gripper, observe = Gripper(robot), ObservationBuilder.from_metadata(meta)
     rng = np.random.default_rng(cfg.seed)
     targets = np.array(cfg.targets) if cfg.targets else sample_targets(meta, cfg.trials, rng)
@@ -171,15 +171,16 @@ def _resize_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     half = cube["size"] / 2
     model.geom_size[geom] = half
     model.geom_rbound[geom] = half * np.sqrt(3)
-    model.geom_friction[geom, 0] = cube["friction"]
     model.body_mass[body] = cube["mass"]
     model.body_inertia[body] = cube["mass"] * cube["size"] ** 2 / 6
     mujoco.mj_setConst(model, data)
 
 
 def _put_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
-    """At rest on the table at its start spot (the arm's base frame is the world's: a fixed base at the origin)."""
+    """At rest on the table at its start spot (the arm's base frame is the world's: a fixed base at the origin), with
+    its friction (after the robot's reset, which restores every geom's nominal friction)."""
     model, data = robot.model, robot.data
+    model.geom_friction[model.geom(CUBE).id, 0] = cube["friction"]
     adr = model.jnt_qposadr[model.body_jntadr[model.body(CUBE).id]]
     data.qpos[adr : adr + 7] = [cube["x"], cube["y"], cube["size"] / 2, 1, 0, 0, 0]
     data.qvel[model.jnt_dofadr[model.body_jntadr[model.body(CUBE).id]] :][:6] = 0

@@ -33,7 +33,9 @@ class ReachConfig:
     max_pos_err: float = 0.02  # [m] mean over targets
     max_rot_err: float = 0.1  # [rad] mean over targets
     max_sway: float = 0.01  # [m] largest extent of the hand's path over the measured window, on any target
-    target_rate_fraction: float = 0.0  # > 0: joint targets slew-limited to this x no-load speed, as policy_node does
+    target_rate_fraction: float | None = None
+    """Joint targets slew-limited to this x no-load speed, as policy_node does; 0: unlimited; None: the limit the
+    policy was trained behind (``training.domain_randomization.max_target_rate``), else unlimited."""
     poses: tuple[tuple[float, ...], ...] = ()  # explicit targets (x, y, z, qw, qx, qy, qz: MuJoCo's quaternion order)
     mjcf: str | None = None
     out_dir: str | None = None
@@ -54,6 +56,14 @@ def sample_targets(meta: PolicyMetadata, n: int, rng: np.random.Generator) -> np
     lo, hi = (np.array([workspace[k][i] for k in POSE_WORKSPACE_KEYS]) for i in (0, 1))
     draws = rng.uniform(lo, hi, size=(n, len(POSE_WORKSPACE_KEYS)))
     return np.array([[*d[:3], *quat_from_euler_xyz(*d[3:])] for d in draws])
+
+
+def _target_steps(meta: PolicyMetadata, fraction: float | None) -> np.ndarray | None:
+    """The most a joint target may move per control step [rad], or None for no limit."""
+    if fraction is None:
+        trained = meta.domain_randomization.get("max_target_rate")
+        return None if not trained else np.array([trained[j] for j in meta.joint_names]) * meta.control_dt
+    return fraction * meta.joint_array("velocity_limit") * meta.control_dt if fraction > 0 else None
 
 
 def _end_effector(robot: MujocoRobot) -> EndEffectorFrame:
@@ -125,8 +135,7 @@ def _hold(
     robot.reset()
     last_action = np.zeros(meta.num_joints)
     steps, measured = round(cfg.hold_s / meta.control_dt), round(cfg.measure_s / meta.control_dt)
-    rate = cfg.target_rate_fraction * meta.joint_array("velocity_limit") * meta.control_dt
-    slew = SlewLimit(rate if cfg.target_rate_fraction > 0 else None)
+    slew = SlewLimit(_target_steps(meta, cfg.target_rate_fraction))
     slew.previous = robot.q.copy()  # the node's first target is limited relative to the measured pose
     positions, rot_errs = [], []
     for k in range(steps):
