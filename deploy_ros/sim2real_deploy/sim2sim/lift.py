@@ -27,7 +27,7 @@ from sim2real_deploy.mujoco_robot import MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder, RobotState
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
-from sim2real_deploy.sim2sim.reach import command_vector, sample_targets
+from sim2real_deploy.sim2sim.reach import command_vector, sample_targets, save_report
 
 CUBE = "sim2real_cube"
 
@@ -144,12 +144,7 @@ def run_lift(policy_path: str | Path, cfg: LiftConfig | None = None) -> dict[str
         "trials": rows,
         "config": asdict(cfg),
     }
-    if cfg.out_dir:
-        import json
-
-        out = Path(cfg.out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    save_report(report, cfg.out_dir)
     return report
 
 

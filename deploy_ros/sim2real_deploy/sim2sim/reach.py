@@ -113,13 +113,18 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
         "targets": rows,
         "config": asdict(cfg),
     }
-    if cfg.out_dir:
+    save_report(report, cfg.out_dir)
+    return report
+
+
+def save_report(report: dict[str, Any], out_dir: str | None) -> None:
+    """``<out_dir>/report.json`` (nothing without an ``out_dir``)."""
+    if out_dir:
         import json
 
-        out = Path(cfg.out_dir)
+        out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    return report
 
 
 def _hold(
