@@ -230,6 +230,9 @@ def test_gripper_policy_exports_its_command_last(tmp_path):
         "closed": [0.0, 0.0],
         "speed": 0.05,
         "close_below": 0.0,
+        "stiffness": 400.0,  # the fingers' PD, for a simulator of the hand (the spec's finger group)
+        "damping": 10.0,
+        "effort_limit": 70.0,
     }
     policy = OnnxPolicy(constant_policy(tmp_path / "lift.onnx", [0.5] * 7 + [-2.0], meta))
     actions = policy(np.zeros((1, policy.metadata.obs_dim), np.float32))[0]

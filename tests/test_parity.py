@@ -60,6 +60,7 @@ def test_observation_and_torque_parity(task):
 
     def keep_config(run):
         run.env.events.motor_strength = None  # nominal gains: the spec's, which the metadata carries
+        run.env.actions.joint_pos.max_target_rate = None  # full target jumps exercise the torque-speed curve
         captured["run"] = run
 
     with task_env(

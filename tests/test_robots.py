@@ -77,10 +77,9 @@ def test_ros_parameter_files_list_a_robots_joints_in_driver_order(path):
 def driver_order(spec) -> list[str]:
     """The policy joints in the order of the MJCF's motors (of its joints, for an MJCF without motors)."""
     model = mujoco.MjModel.from_xml_path(str(spec.mjcf_path))
-    if model.nu:
-        order = [
-            mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, model.actuator_trnid[a, 0]) for a in range(model.nu)
-        ]
+    motors = [a for a in range(model.nu) if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT]  # not tendons
+    if motors:
+        order = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, model.actuator_trnid[a, 0]) for a in motors]
     else:
         order = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)]
     return [j for j in order if j in spec.joint_names]
