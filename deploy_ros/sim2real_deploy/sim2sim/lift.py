@@ -15,7 +15,7 @@ The cube and its start area mirror the lift task (``tasks/manipulation/lift_env_
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from sim2real_deploy.mujoco_robot import MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder, RobotState
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
-from sim2real_deploy.sim2sim.reach import command_vector, sample_targets, save_report
+from sim2real_deploy.sim2sim.reach import arm_report, command_vector, sample_targets
 
 CUBE = "sim2real_cube"
 
@@ -133,19 +133,8 @@ def run_lift(policy_path: str | Path, cfg: LiftConfig | None = None) -> dict[str
     ]
     success = float(np.mean([r["success"] for r in rows]))
     failed = [] if success >= cfg.min_success else [f"success rate {success:.2f} < {cfg.min_success}"]
-    report = {
-        "policy": str(policy_path),
-        "task_id": meta.raw["task_id"],
-        "mjcf": str(robot.mjcf_path),
-        "passed": not failed,
-        "failed": failed,
-        "success_rate": success,
-        "cube_ranges": {"size": list(cfg.cube_size), "mass": list(mass), "friction": list(friction)},
-        "trials": rows,
-        "config": asdict(cfg),
-    }
-    save_report(report, cfg.out_dir)
-    return report
+    cube_ranges = {"size": list(cfg.cube_size), "mass": list(mass), "friction": list(friction)}
+    return arm_report(policy_path, robot, failed, cfg, success_rate=success, cube_ranges=cube_ranges, trials=rows)
 
 
 def _sample_cube(cfg: LiftConfig, mass: tuple, friction: tuple, rng: np.random.Generator) -> dict[str, float]:

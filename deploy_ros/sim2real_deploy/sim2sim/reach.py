@@ -101,30 +101,32 @@ def run_reach(policy_path: str | Path, cfg: ReachConfig | None = None) -> dict[s
         failed.append(f"mean orientation error {rot_err:.3f} rad > {cfg.max_rot_err} rad")
     if sway > cfg.max_sway:
         failed.append(f"the hand does not hold still: it sways {sway:.4f} m > {cfg.max_sway} m at a target")
+    return arm_report(
+        policy_path, robot, failed, cfg, mean_pos_err=pos_err, mean_rot_err=rot_err, max_sway=sway, targets=rows
+    )
+
+
+def arm_report(
+    policy_path: str | Path, robot: MujocoRobot, failed: list[str], cfg: Any, **results: Any
+) -> dict[str, Any]:
+    """An arm check's report (the file, its task, the MJCF, the verdict, ``results``, the config), also written to
+    ``<cfg.out_dir>/report.json`` when the config names a folder."""
     report = {
         "policy": str(policy_path),
-        "task_id": meta.raw["task_id"],
+        "task_id": robot.meta.raw["task_id"],
         "mjcf": str(robot.mjcf_path),
         "passed": not failed,
         "failed": failed,
-        "mean_pos_err": pos_err,
-        "mean_rot_err": rot_err,
-        "max_sway": sway,
-        "targets": rows,
+        **results,
         "config": asdict(cfg),
     }
-    save_report(report, cfg.out_dir)
-    return report
-
-
-def save_report(report: dict[str, Any], out_dir: str | None) -> None:
-    """``<out_dir>/report.json`` (nothing without an ``out_dir``)."""
-    if out_dir:
+    if cfg.out_dir:
         import json
 
-        out = Path(out_dir)
+        out = Path(cfg.out_dir)
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
 
 
 def _hold(
