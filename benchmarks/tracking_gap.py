@@ -4,7 +4,10 @@ Isaac Lab side: the task's env (training physics: native MuJoCo via Newton, the 
 randomisation and the policy's sensor noise off, ``--num-envs`` robots, each command held for ``--seconds``;
 the mean base velocity (base frame) after the first second. MuJoCo side: the exported file through
 ``sim2real sim2sim``'s default schedule from the robot MJCF, nominal physics. A policy that tracks in training and
-not in the check points at a simulator gap, not at training.
+not in the check points at a simulator gap, not at training. The training side is measured twice: with the
+deterministic actor the robot runs, and with actions sampled from the training distribution (the noise PPO explores
+with): a policy that tracks only with its noise walks in training and not on the robot. ``--randomized`` keeps the
+task's domain randomisation on the training side.
 
     .venv/bin/python benchmarks/tracking_gap.py logs/go2_flat/<run>/model_1500.pt --out docs/tracking_gap.json
 """
@@ -49,7 +52,10 @@ def mjcf_joint_dynamics(robot: str) -> dict[str, list[list[float]]]:
     return {key: [[float(getattr(model, f)[d])] * 2 for d in dofs] for key, f in DOF_FIELDS.items()}
 
 
-def in_training_physics(checkpoint: Path, num_envs: int, seconds: float) -> dict[str, list[float]]:
+def in_training_physics(
+    checkpoint: Path, num_envs: int, seconds: float, randomized: bool
+) -> dict[str, dict[str, list[float]]]:
+    """Mean (vx, vy, yaw rate) per command, ``{"deterministic": ..., "sampled": ...}``."""
     import torch
 
     from sim2real.config import load_task
@@ -59,11 +65,15 @@ def in_training_physics(checkpoint: Path, num_envs: int, seconds: float) -> dict
     info = read_run_info(checkpoint.parent)
     run = load_task(
         info["task"],
-        [*recorded_overrides(info, ("physics", "cone")), *NO_RANDOMISATION, f"env.scene.num_envs={num_envs}"],
+        [
+            *recorded_overrides(info, ("physics", "cone")),
+            *([] if randomized else NO_RANDOMISATION),
+            f"env.scene.num_envs={num_envs}",
+        ],
     )
-    if run.env.events.joint_dynamics is not None:
+    if run.env.events.joint_dynamics is not None and not randomized:
         run.env.events.joint_dynamics.params["ranges"] = mjcf_joint_dynamics(run.env.robot)
-    out = {}
+    out: dict[str, dict[str, list[float]]] = {"deterministic": {}, "sampled": {}}
     with simulation(run):
         env = make_env(run)
         runner = make_runner(env, run, None)
@@ -72,17 +82,19 @@ def in_training_physics(checkpoint: Path, num_envs: int, seconds: float) -> dict
         term = env.unwrapped.command_manager.get_term("base_velocity")
         robot = env.unwrapped.scene["robot"]
         steps, skip = round(seconds / env.unwrapped.step_dt), round(1.0 / env.unwrapped.step_dt)
-        for name, command in COMMANDS.items():
-            obs, measured = env.get_observations(), []
-            for k in range(steps):
-                term.vel_command_b[:] = torch.tensor(command)
-                term.time_left[:] = 1e3  # no resampling
-                with torch.no_grad():
-                    obs, _, _, _ = env.step(policy(obs))
-                if k >= skip:
-                    data = robot.data
-                    measured.append(torch.cat([data.root_lin_vel_b.torch[:, :2], data.root_ang_vel_b.torch[:, 2:]], 1))
-            out[name] = [round(float(v), 3) for v in torch.cat(measured).mean(0)]
+        for mode, sampled in (("deterministic", False), ("sampled", True)):
+            for name, command in COMMANDS.items():
+                obs, measured = env.get_observations(), []
+                for k in range(steps):
+                    term.vel_command_b[:] = torch.tensor(command)
+                    term.time_left[:] = 1e3  # no resampling
+                    with torch.no_grad():
+                        obs, _, _, _ = env.step(policy(obs, stochastic_output=sampled))
+                    if k >= skip:
+                        data = robot.data
+                        velocity = [data.root_lin_vel_b.torch[:, :2], data.root_ang_vel_b.torch[:, 2:]]
+                        measured.append(torch.cat(velocity, 1))
+                out[mode][name] = [round(float(v), 3) for v in torch.cat(measured).mean(0)]
         env.close()
     return out
 
@@ -105,14 +117,23 @@ def main() -> None:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("--num-envs", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--randomized", action="store_true", help="keep the task's domain randomisation in training")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    training, check = in_training_physics(args.checkpoint, args.num_envs, args.seconds), in_the_check(args.checkpoint)
-    print(f"{'command':<14} {'(vx, vy, yaw rate)':<20} {'training physics':<26} sim-to-sim (MJCF)")
+    training = in_training_physics(args.checkpoint, args.num_envs, args.seconds, args.randomized)
+    check = in_the_check(args.checkpoint)
+    print(f"{'command':<14} {'(vx, vy, yaw rate)':<20} {'training, deterministic':<26} {'training, sampled':<26} sim2sim")
     for name, command in COMMANDS.items():
-        print(f"{name:<14} {str(command):<20} {str(training[name]):<26} {check[name]}")
+        det, sampled = training["deterministic"][name], training["sampled"][name]
+        print(f"{name:<14} {str(command):<20} {str(det):<26} {str(sampled):<26} {check[name]}")
     if args.out:
-        result = {"checkpoint": str(args.checkpoint), "commands": COMMANDS, "training": training, "sim2sim": check}
+        result = {
+            "checkpoint": str(args.checkpoint),
+            "randomized": args.randomized,
+            "commands": COMMANDS,
+            "training": training,
+            "sim2sim": check,
+        }
         args.out.write_text(json.dumps(result, indent=2) + "\n")
 
 
