@@ -122,7 +122,8 @@ def main() -> None:
     args = parser.parse_args()
     training = in_training_physics(args.checkpoint, args.num_envs, args.seconds, args.randomized)
     check = in_the_check(args.checkpoint)
-    print(f"{'command':<14} {'(vx, vy, yaw rate)':<20} {'training, deterministic':<26} {'training, sampled':<26} sim2sim")
+    header = ("command", "(vx, vy, yaw rate)", "training, deterministic", "training, sampled")
+    print(f"{header[0]:<14} {header[1]:<20} {header[2]:<26} {header[3]:<26} sim2sim")
     for name, command in COMMANDS.items():
         det, sampled = training["deterministic"][name], training["sampled"][name]
         print(f"{name:<14} {str(command):<20} {str(det):<26} {str(sampled):<26} {check[name]}")
