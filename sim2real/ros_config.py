@@ -16,6 +16,7 @@ from sim2real.robots import RobotSpec
 
 CONFIG_DIR = REPO_ROOT / "deploy_ros" / "config"
 TARGET_TOPIC = "/forward_position_controller/commands"  # ros2_control forward_position_controller
+GRIPPER_TOPIC = "/gripper_position_controller/commands"  # a second forward position controller, on the fingers
 NODE_TILT_FRACTION = 0.7  # the node damps at this fraction of the robot's fall tilt: before the check calls it a fall
 
 
@@ -53,11 +54,21 @@ def _command_params(spec: RobotSpec) -> str:
     """What differs between a legged robot (IMU, velocity commands) and a fixed-base arm (pose targets)."""
     if not spec.floating_base:
         return f"""\
-    base_frame: {spec.base_body}  # target_pose must be in this frame (the arm's base); others are ignored
-"""
+    base_frame: {spec.base_body}  # target_pose (and object_pose) must be in this frame (the arm's base)
+{_gripper_params(spec)}"""
     return f"""\
     cmd_timeout: 0.5  # [s] a cmd_vel older than this counts as zero
     max_tilt: {round(NODE_TILT_FRACTION * spec.fall_tilt, 2):g}  # [rad] beyond it the robot is falling -> DAMPING
+"""
+
+
+def _gripper_params(spec: RobotSpec) -> str:
+    """A hand's topic and, for grasping policies, the perception watchdog; nothing for an arm without one."""
+    if not spec.gripper_joints:
+        return ""
+    return f"""\
+    gripper_topic: {GRIPPER_TOPIC}  # grasping policies: {", ".join(spec.gripper_joints)} targets
+    object_timeout: 0.5  # [s] grasping policies: an object_pose older than this while RUNNING is a fault
 """
 
 
@@ -107,6 +118,14 @@ mujoco_bridge:
     physics_dt: 0.0  # [s] 0 = the policy's physics_dt
     initial_keyframe: {keyframe or '""'}  # {"the MJCF's home keyframe" if keyframe else "none: the default pose"}
     hold_initial_pose: true
+{_bridge_gripper(spec)}"""
+
+
+def _bridge_gripper(spec: RobotSpec) -> str:
+    if not spec.gripper_joints:
+        return ""
+    return f"""\
+    gripper_topic: {GRIPPER_TOPIC}  # grasping policies: hand targets (and a cube on object_pose)
 """
 
 

@@ -1,13 +1,14 @@
 """Every registered task, the whole road at toy scale: build and train 2 iterations from the CLI, export from the
 run, 2 s of sim-to-sim in native MuJoCo, and the ROS node (real rclpy, its own venv) loading the file.
 
-Arm tasks export (reach: a pose target; lift: plus the gripper command); a reach policy runs the reach check and
-loads in the ROS node, a lift policy runs the lift check; where the road stops today (the node serving a grasping
-policy: the arms issue) the test asserts the clear refusal, so a silent failure or a traceback cannot pass either.
+Arm tasks export (reach: a pose target; lift: plus the gripper command); a reach policy runs the reach check, a lift
+policy the lift check, and both load in the ROS node. The lift export is also what the robot-side tests' grasping
+fixture (``deploy_ros/test/fixture_policy.py``) claims to be: the same gripper and observation terms.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -27,6 +28,7 @@ from sim2real_deploy.sim2sim.lift import LiftConfig, run_lift
 from sim2real_deploy.sim2sim.reach import ReachConfig, run_reach
 
 ROS_PYTHON = REPO_ROOT / ".venv-ros" / "bin" / "python"
+_FIXTURE = importlib.util.spec_from_file_location("fixture_policy", REPO_ROOT / "deploy_ros/test/fixture_policy.py")
 NODE_LOADS = """
 import sys
 import rclpy
@@ -80,7 +82,7 @@ def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
         report = run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
         assert report["task_id"] == task and report["episodes"][0]["segments"][0]["end"] == 2.0
         assert policy_node_loads(policy).startswith("LOADED WAITING")
-    else:  # an arm: the reach or the lift check; the node serves reach, refuses lift (no gripper output yet)
+    else:  # an arm: the reach or the lift check; the node serves both
         with pytest.raises(Sim2SimError, match="floating-base"):
             run_sim2sim(policy, Sim2SimConfig(schedule=schedule))
         if read_metadata(policy).gripper:
@@ -88,9 +90,20 @@ def test_task_trains_exports_checks_and_serves(task, tmp_path: Path):
                 run_reach(policy)
             report = run_lift(policy, LiftConfig(trials=2, episode_s=0.5))
             assert report["task_id"] == task and len(report["trials"]) == 2 and not report["passed"]  # untrained
-            assert policy_node_loads(policy).startswith("REFUSED")
+            assert policy_node_loads(policy).startswith("LOADED WAITING")
+            _assert_fixture_matches(read_metadata(policy).raw)
         else:
             report = run_reach(policy, ReachConfig(targets=2, hold_s=0.5, measure_s=0.2))
             assert report["task_id"] == task and len(report["targets"]) == 2 and not report["passed"]  # untrained
             assert all(np.isfinite([t["pos_err"], t["rot_err"]]).all() for t in report["targets"])
             assert policy_node_loads(policy).startswith("LOADED WAITING")
+
+
+def _assert_fixture_matches(exported: dict) -> None:
+    """The robot-side grasping fixture is this export: its gripper action and observation terms."""
+    fixture = importlib.util.module_from_spec(_FIXTURE)
+    _FIXTURE.loader.exec_module(fixture)
+    claimed = fixture.lift_metadata()
+    assert exported["action"]["gripper"] == claimed["action"]["gripper"]
+    terms = [(t["name"], t["size"], t["scale"], t["clip"]) for t in exported["observations"]]
+    assert terms == [(t["name"], t["size"], t["scale"], t["clip"]) for t in claimed["observations"]]

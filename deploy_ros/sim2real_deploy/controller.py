@@ -4,7 +4,9 @@ The rclpy node (``policy_node.py``) is a thin shell around :class:`PolicyControl
 as plain arrays with a monotonic receive time and publishes what :meth:`PolicyController.step` returns.
 Keeping this file free of rclpy makes every safety rule unit-testable with a fake clock.
 
-Modes: WAITING -> STANDING -> RUNNING, and DAMPING from anywhere; see ``docs/deploy_ros.md``.
+Modes: WAITING -> STANDING -> RUNNING, and DAMPING from anywhere; see ``docs/deploy_ros.md``. A grasping arm policy
+(``action.gripper``) also commands the hand (:attr:`PolicyController.gripper_target`) and reads the object's position
+from perception (:meth:`PolicyController.set_object_position`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class ControllerConfig:
     joint_limit_margin: float = 0.0  # [rad] shrink the policy's joint limits by this much on each side
     reading_margin: float = 0.1  # [rad] a joint reading this far outside its limits is a fault (a glitch)
     output_joint_names: list[str] = field(default_factory=list)  # target order; empty = policy order
+    object_timeout: float = 0.5  # [s] an object position older than this is a fault while RUNNING (perception rate)
 
 
 @dataclass
@@ -83,6 +86,10 @@ class PolicyController:
         self.command_index = self.interface.index(metadata.command_names)
         self.has_imu = metadata.floating_base  # a fixed-base arm has no IMU: nothing to read, nothing can tip
         self.joint_names = metadata.joint_names
+        gripper = metadata.gripper
+        self.finger_names: list[str] = list(gripper["joints"]) if gripper else []
+        self.gripper_open = np.asarray(gripper["open"], dtype=np.float64) if gripper else None
+        self.needs_object = any(t["name"] == "object_position" for t in metadata.observations)
         self.default_pos = metadata.joint_array("default_joint_pos")
         limits = metadata.joint_array("joint_pos_limits")
         self.pos_lo = limits[:, 0] + self.config.joint_limit_margin
@@ -106,6 +113,9 @@ class PolicyController:
         self.gravity: np.ndarray | None = None
         self.imu_fault: str | None = None
         self.imu_time = -math.inf
+        self.finger_q: np.ndarray | None = None  # gripper.joints order
+        self.object_pos: np.ndarray | None = None  # base frame, from perception
+        self.object_time = -math.inf
         # the operator's command in interface field order; a setpoint interface has none until the first one
         self.cmd_raw: np.ndarray | None = None if self.interface.setpoint else np.zeros(len(self.interface.fields))
         self.cmd_time = -math.inf
@@ -113,7 +123,8 @@ class PolicyController:
         self.quat_reference = workspace_center_quat(workspace) if workspace else np.array([0.0, 0.0, 0.0, 1.0])
         self.safe_pos: np.ndarray | None = None  # last complete, finite measured pose: the DAMPING hold pose
         self.last_target: np.ndarray | None = None  # policy order, last returned by step()
-        self.last_action = np.zeros(metadata.num_joints)
+        self.last_action = np.zeros(metadata.num_actions)
+        self.gripper_target: np.ndarray | None = None  # finger targets (gripper.joints order) of the last step()
         self.policy_ticks = 0  # control ticks since RUNNING began (the gait clock term counts them)
         self.hold_pos: np.ndarray | None = None
         self.stand_from: np.ndarray | None = None
@@ -133,16 +144,19 @@ class PolicyController:
                 f"the ROS node serves floating-base '{BASE_VELOCITY.name}' and fixed-base '{EE_POSE.name}' policies; "
                 f"this one is {meta.raw['robot']['base']}-base '{meta.command_interface}'"
             )
-        if meta.gripper:
-            raise PolicyFileError("grasping (lift) policies are not served yet: this node has no gripper output")
-        unmeasured = [t["name"] for t in meta.observations if t["name"] in ("gripper_pos", "object_position")]
-        if unmeasured:
-            raise PolicyFileError(f"observation term(s) {unmeasured} have no ROS input in this node")
+        if meta.gripper and not arm:
+            raise PolicyFileError("a gripper is served on fixed-base 'ee_pose' arms only")
+        if "gripper_pos" in {t["name"] for t in meta.observations} and not meta.gripper:
+            raise PolicyFileError("observation term 'gripper_pos' needs the policy's action.gripper (its joints)")
 
     def _check_config(self) -> None:
         """Refuse settings under which the clamps would not clamp (a negative rate makes np.clip's bounds cross)."""
         c = self.config
-        rates = {"target_rate_fraction": c.target_rate_fraction, "damping_rate": c.damping_rate}
+        rates = {
+            "target_rate_fraction": c.target_rate_fraction,
+            "damping_rate": c.damping_rate,
+            "object_timeout": c.object_timeout,
+        }
         bad = [k for k, v in rates.items() if not (math.isfinite(v) and v > 0)]
         if not (math.isfinite(c.max_target_rate) and c.max_target_rate >= 0):
             bad.append("max_target_rate")
@@ -175,22 +189,25 @@ class PolicyController:
         order = [index[name] for name in self.joint_names]
         self.q, self.dq = np.asarray(pos, dtype=np.float64)[order], np.asarray(vel, dtype=np.float64)[order]
         self.safe_pos = np.clip(self.q, self.pos_lo, self.pos_hi)
+        if self.finger_names:
+            self.finger_q = np.asarray(pos, dtype=np.float64)[[index[name] for name in self.finger_names]]
 
     def _joint_state_fault(self, names: Sequence[str], pos: Sequence[float], vel: Sequence[float]) -> str | None:
         """Why this JointState cannot be used, or None."""
-        duplicates = sorted({n for n in names if list(names).count(n) > 1} & set(self.joint_names))
+        needed = self.joint_names + self.finger_names
+        duplicates = sorted({n for n in names if list(names).count(n) > 1} & set(needed))
         if duplicates:
             return f"joint_states lists joint(s) {duplicates} more than once"
         index = {name: i for i, name in enumerate(names)}
-        missing = [name for name in self.joint_names if name not in index]
+        missing = [name for name in needed if name not in index]
         if missing:
             return f"joint_states lacks joint(s) {missing}"
         if len(pos) != len(names) or len(vel) != len(names):
             return f"joint_states has {len(names)} names, {len(pos)} positions, {len(vel)} velocities"
-        order = [index[name] for name in self.joint_names]
-        q, dq = np.asarray(pos, dtype=np.float64)[order], np.asarray(vel, dtype=np.float64)[order]
-        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(dq))):
+        every = [index[name] for name in needed]
+        if not (np.all(np.isfinite(np.asarray(pos)[every])) and np.all(np.isfinite(np.asarray(vel)[every]))):
             return "joint_states has NaN/inf"
+        q = np.asarray(pos, dtype=np.float64)[[index[name] for name in self.joint_names]]
         margin = self.config.reading_margin
         outside = np.flatnonzero((q < self.limits[:, 0] - margin) | (q > self.limits[:, 1] + margin))
         if outside.size:
@@ -218,6 +235,24 @@ class PolicyController:
             return
         x, y, z, w = quat / norm
         self.gyro, self.gravity, self.imu_fault = omega, projected_gravity(np.array([w, x, y, z])), None
+
+    def set_object_position(self, position: Sequence[float], now: float) -> None:
+        """The object's position in the base frame, from perception (grasping policies)."""
+        self.object_pos, self.object_time = np.asarray(position, dtype=np.float64), now
+        if not np.all(np.isfinite(self.object_pos)):
+            self._latch("object_pose has NaN/inf")
+
+    def _object_fault(self, now: float) -> str | None:
+        """Why the object position cannot drive the policy now (missing, stale or non-finite), or None."""
+        if not self.needs_object:
+            return None
+        if self.object_pos is None:
+            return "no object_pose yet"
+        if now - self.object_time > self.config.object_timeout:
+            return f"object_pose stale ({now - self.object_time:.3f} s > {self.config.object_timeout} s)"
+        if not np.all(np.isfinite(self.object_pos)):
+            return "object_pose has NaN/inf"
+        return None
 
     def set_command(self, vx: float, vy: float, wz: float, now: float) -> None:
         """A velocity command (base_velocity policies)."""
@@ -270,7 +305,9 @@ class PolicyController:
             return False, f"enable refused: soft start not finished ({left:.2f} s left)"
         if self.command(now) is None:
             return False, "enable refused: no valid target pose yet (the policy needs one to run)"
-        self.last_action = np.zeros(self.meta.num_joints)
+        if (missing := self._object_fault(now)) is not None:
+            return False, f"enable refused: {missing} (the policy needs the object's position to run)"
+        self.last_action = np.zeros(self.meta.num_actions)
         self.policy_ticks = 0  # a gait clock starts at phase 0, as a training episode after a reset does
         self._transition(Mode.RUNNING, "enable requested", now)
         return True, "RUNNING"
@@ -285,7 +322,7 @@ class PolicyController:
         if self.mode != Mode.DAMPING:
             return False, f"reset refused: mode is {self.mode.value} (only DAMPING needs a reset)"
         self.estop_request = self.latched = None
-        self.last_target = None
+        self.last_target = self.gripper_target = None
         if self.interface.setpoint:  # a target from before the fault is no order to move after it: wait for a new one
             self.cmd_raw = None
         self._transition(Mode.WAITING, "reset requested", now)
@@ -309,6 +346,7 @@ class PolicyController:
             desired = self._damping_target()
         elif self.mode == Mode.STANDING:
             desired = self._stand_target(now)
+            self.gripper_target = self.gripper_open  # the default pose has the hand open, as every episode starts
         else:
             desired = self._policy_target(now)
             if desired is None:  # the policy's output was invalid: now DAMPING
@@ -353,6 +391,8 @@ class PolicyController:
             return "no valid joint_states or imu yet"
         if self.cmd_raw is not None and self._command_fresh(now) and not np.all(np.isfinite(self.cmd_raw)):
             return _COMMAND_FAULT[self.interface.name]
+        if self.mode == Mode.RUNNING and (missing := self._object_fault(now)) is not None:
+            return missing  # only the policy reads it: standing needs no object
         if not self.has_imu:
             return None
         tilt = tilt_angle(self.gravity)
@@ -392,17 +432,26 @@ class PolicyController:
             return None
         obs = self.observation(now, command)
         action = np.asarray(self.policy(obs.astype(np.float32)), dtype=np.float64).reshape(-1)
-        if action.shape != (self.meta.num_joints,) or not np.all(np.isfinite(action)):
+        if action.shape != (self.meta.num_actions,) or not np.all(np.isfinite(action)):
             self._enter_damping(
                 f"policy output invalid (shape {action.shape}, finite {np.all(np.isfinite(action))})", now
             )
             return None
         self.last_action = self.meta.clip_action(action)  # what training's `actions` term saw
+        if self.finger_names:
+            self.gripper_target = self.meta.gripper_targets(action)
         return self.meta.targets_from_actions(action)
 
     def observation(self, now: float, command: np.ndarray) -> np.ndarray:
         """The policy input from the latest measurements (the shared robot-side observation builder)."""
-        state = RobotState(self.q, self.dq, base_ang_vel=self.gyro, gravity_b=self.gravity)
+        state = RobotState(
+            self.q,
+            self.dq,
+            base_ang_vel=self.gyro,
+            gravity_b=self.gravity,
+            gripper_pos=self.finger_q,
+            object_pos_b=self.object_pos,
+        )
         self.last_obs = self.build_observation(state, command, self.last_action, tick=self.policy_ticks)
         self.policy_ticks += 1
         return self.last_obs

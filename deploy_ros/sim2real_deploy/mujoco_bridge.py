@@ -5,7 +5,10 @@ It publishes ``joint_states`` (and for a floating base ``imu``) at ``publish_rat
 :class:`~sim2real_deploy.mujoco_robot.MujocoRobot`: the policy metadata's actuator model (the motor training and
 sim-to-sim use) turns targets into torques at the physics rate. It also publishes the simulator's ground truth for
 tests (geometry_msgs/PoseStamped): a floating base's pose in the world on ``~/base_pose``; a fixed-base arm's end
-effector (``robot.ee_body``) in its base frame on ``~/ee_pose``.
+effector (``robot.ee_body``) in its base frame on ``~/ee_pose``. For a grasping policy (``action.gripper``) it also
+simulates the hand as the lift check does (finger targets on ``gripper_topic``, moving at the gripper's speed under
+the trained PD; the finger joints in ``joint_states``) and a cube on the table, whose pose in the base frame it
+publishes on ``object_pose``: the stand-in for perception.
 
 Needs ``mujoco`` (a simulator dependency; the policy node never imports this module).
 """
@@ -29,6 +32,7 @@ from std_msgs.msg import Float64MultiArray
 from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.policy_file import PolicyFileError, read_metadata
 from sim2real_deploy.ros_main import declare_parameters, run_node
+from sim2real_deploy.sim2sim import lift
 
 NODE_NAME = "mujoco_bridge"
 PARAMETERS: dict[str, Any] = {
@@ -40,6 +44,7 @@ PARAMETERS: dict[str, Any] = {
     "physics_dt": 0.0,  # [s] 0 = the metadata's physics_dt
     "initial_keyframe": "home",  # MJCF keyframe to start in; empty or absent: the default pose, feet on the floor
     "hold_initial_pose": True,  # hold the initial pose until the first target, like a locked driver
+    "gripper_topic": "gripper_targets",  # grasping policies: finger position targets (gripper.joints order)
 }
 
 
@@ -53,10 +58,18 @@ class MujocoBridge(Node):
                 "model from the policy; a --params-file after -p that sets policy_path overrides it)"
             )
         meta = read_metadata(p["policy_path"])
-        self.robot = MujocoRobot.from_metadata(meta, p["mjcf_path"] or None, p["physics_dt"] or None)
+        extend = lift.add_cube if meta.gripper else None
+        self.robot = MujocoRobot.from_metadata(meta, p["mjcf_path"] or None, p["physics_dt"] or None, extend=extend)
         self.end_effector = None if meta.floating_base else EndEffectorFrame(self.robot)
         self.base_frame = meta.raw["robot"].get("base_body", "base_link")
+        self.gripper = lift.Gripper(self.robot) if meta.gripper else None
+        if self.gripper is not None:
+            cube = lift.nominal_cube(meta)
+            lift.resize_cube(self.robot, cube)
         self.robot.reset(keyframe=p["initial_keyframe"])
+        if self.gripper is not None:
+            self.gripper.reset()
+            lift.put_cube(self.robot, cube)
         names = meta.joint_names
         command_names = list(p["command_joint_names"])
         self.command_index = np.array([names.index(n) for n in command_names]) if command_names else None
@@ -75,6 +88,10 @@ class MujocoBridge(Node):
         else:
             self.pose_pub = self.create_publisher(PoseStamped, "~/ee_pose", 10)
         self.create_subscription(Float64MultiArray, p["target_topic"], self._on_target, 10)
+        if self.gripper is not None:
+            self.finger_names = list(meta.gripper["joints"])
+            self.object_pub = self.create_publisher(PoseStamped, "object_pose", 10)
+            self.create_subscription(Float64MultiArray, p["gripper_topic"], self._on_gripper, 10)
         self.running = True
         self.paused = False  # tests: True stops publishing and physics, like a hung driver
         self.thread = threading.Thread(target=self._loop, daemon=True)
@@ -96,6 +113,14 @@ class MujocoBridge(Node):
         with self.lock:
             self.q_des = target
 
+    def _on_gripper(self, msg: Float64MultiArray) -> None:
+        goal = np.asarray(msg.data, dtype=np.float64)
+        if goal.shape != (len(self.finger_names),) or not np.all(np.isfinite(goal)):
+            self.get_logger().error(f"ignoring gripper target of shape {goal.shape}")
+            return
+        with self.lock:
+            self.gripper.command(goal)
+
     # ----- physics thread, paced to wall-clock time -----
     def _loop(self) -> None:
         dt = self.robot.model.opt.timestep
@@ -107,6 +132,8 @@ class MujocoBridge(Node):
                 continue
             with self.lock:
                 q_des = self.q_des
+                if self.gripper is not None:
+                    self.gripper.apply(dt)
             self.tau = self.robot.physics_step(q_des)
             steps += 1
             if steps % self.publish_every == 0:
@@ -126,17 +153,21 @@ class MujocoBridge(Node):
     def _publish(self) -> None:
         stamp = self.get_clock().now().to_msg()
         robot, order = self.robot, self.pub_order
-        js = JointState(
-            name=self.names,
-            position=robot.q[order].tolist(),
-            velocity=robot.qd[order].tolist(),
-            effort=self.tau[order].tolist(),
-        )
+        names, pos, vel, tau = list(self.names), robot.q[order], robot.qd[order], self.tau[order]
+        if self.gripper is not None:  # the fingers, as a Franka Hand's joint_states carries them
+            names += self.finger_names
+            pos = np.concatenate([pos, self.gripper.position])
+            vel = np.concatenate([vel, robot.data.qvel[self.gripper.dof]])
+            tau = np.concatenate([tau, np.zeros(len(self.finger_names))])
+        js = JointState(name=names, position=pos.tolist(), velocity=vel.tolist(), effort=tau.tolist())
         js.header.stamp, js.header.frame_id = stamp, self.base_frame
         self.joint_pub.publish(js)
         if self.end_effector is not None:
             position, (w, x, y, z) = self.end_effector.ee_pose()
             self.pose_pub.publish(_pose(stamp, self.base_frame, position, (x, y, z, w)))
+            if self.gripper is not None:
+                position, (w, x, y, z) = lift.cube_pose(robot)
+                self.object_pub.publish(_pose(stamp, self.base_frame, position, (x, y, z, w)))
             return
         imu = Imu()
         imu.header.stamp, imu.header.frame_id = stamp, "imu"

@@ -350,9 +350,13 @@ class EndEffectorFrame:
 
     def ee_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """Position [m] and orientation (w, x, y, z) of the end effector in the base frame."""
+        return self.body_pose(self.ee)
+
+    def body_pose(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        """Position [m] and orientation (w, x, y, z) of any body (an object the arm handles) in the base frame."""
         rot_base = self.data.xmat[self.base].reshape(3, 3)
-        pos = rot_base.T @ (self.data.xpos[self.ee] - self.data.xpos[self.base])
+        pos = rot_base.T @ (self.data.xpos[body] - self.data.xpos[self.base])
         quat, base_inv = np.zeros(4), np.zeros(4)
         mujoco.mju_negQuat(base_inv, self.data.xquat[self.base])
-        mujoco.mju_mulQuat(quat, base_inv, self.data.xquat[self.ee])
+        mujoco.mju_mulQuat(quat, base_inv, self.data.xquat[body])
         return pos, quat

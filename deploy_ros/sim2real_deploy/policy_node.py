@@ -3,9 +3,12 @@
 Topics (all relative, so namespaces and remaps apply):
   sub  joint_states (sensor_msgs/JointState), estop (std_msgs/Bool, true = e-stop), and by the policy's command
        interface: imu (sensor_msgs/Imu) and cmd_vel (geometry_msgs/Twist) for a legged base_velocity policy;
-       target_pose (geometry_msgs/PoseStamped, in ``base_frame``) for a fixed-base ee_pose arm.
+       target_pose (geometry_msgs/PoseStamped, in ``base_frame``) for a fixed-base ee_pose arm, and object_pose
+       (geometry_msgs/PoseStamped, in ``base_frame``: perception) for a grasping one.
        Best effort, so best-effort publishers are heard too (estop also reliable)
-  pub  <target_topic> (std_msgs/Float64MultiArray, ``output_joint_names`` order), ~/status (std_msgs/String, JSON)
+  pub  <target_topic> (std_msgs/Float64MultiArray, ``output_joint_names`` order), ~/status (std_msgs/String, JSON);
+       a grasping policy's finger targets on <gripper_topic> (std_msgs/Float64MultiArray, ``action.gripper.joints``
+       order: the open or the closed positions), for a forward position controller on the fingers
   srv  ~/enable, ~/estop, ~/reset (std_srvs/Trigger)
 """
 
@@ -45,7 +48,9 @@ PARAMETERS: dict[str, Any] = {
     "reading_margin": 0.1,
     "status_rate": 5.0,
     "onnx_threads": 1,
-    "base_frame": "",  # ee_pose: the frame target_pose must be in; empty = the policy's robot.base_body
+    "base_frame": "",  # ee_pose: the frame target_pose and object_pose must be in; empty = robot.base_body
+    "gripper_topic": "gripper_targets",  # grasping policies: finger position targets
+    "object_timeout": 0.5,  # [s] grasping policies: an older object_pose while RUNNING is a fault
 }
 
 
@@ -71,14 +76,15 @@ class PolicyNode(Node):
             joint_limit_margin=p["joint_limit_margin"],
             reading_margin=p["reading_margin"],
             output_joint_names=list(p["output_joint_names"]),
+            object_timeout=p["object_timeout"],
         )
         self.controller = PolicyController(meta, self.policy, config, log=self._log_transition)
         self.output_names = config.output_joint_names or meta.joint_names
         self.timing: deque | None = None  # (tick start, joint_states stamp, publish done), for the benchmark
         self._joint_stamp = 0.0
         self.base_frame = p["base_frame"] or meta.raw["robot"].get("base_body", "")
-        self._ignored_frames: set[str] = set()
-        self._make_interfaces(p["target_topic"])
+        self._ignored_frames: set[tuple[str, str]] = set()
+        self._make_interfaces(p["target_topic"], p["gripper_topic"])
         self._status_every = max(1, round(1.0 / (p["status_rate"] * meta.control_dt))) if p["status_rate"] > 0 else 0
         self._ticks = 0
         self._last_mode = self.controller.mode
@@ -88,8 +94,11 @@ class PolicyNode(Node):
             f"{1.0 / meta.control_dt:.0f} Hz; targets on '{self.target_pub.topic_name}'; mode WAITING"
         )
 
-    def _make_interfaces(self, target_topic: str) -> None:
+    def _make_interfaces(self, target_topic: str, gripper_topic: str) -> None:
         self.target_pub = self.create_publisher(Float64MultiArray, target_topic, 1)
+        self.gripper_pub = None
+        if self.controller.finger_names:
+            self.gripper_pub = self.create_publisher(Float64MultiArray, gripper_topic, 1)
         latched = QoSProfile(depth=1, durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
         self.status_pub = self.create_publisher(String, "~/status", latched)
         # Best-effort subscriptions match both best-effort and reliable publishers (a reliable one would not hear a
@@ -98,6 +107,8 @@ class PolicyNode(Node):
         best_effort = QoSProfile(depth=10, reliability=QoSReliabilityPolicy.BEST_EFFORT)
         if self.controller.interface.setpoint:
             self.create_subscription(PoseStamped, "target_pose", self._on_target_pose, best_effort)
+        if self.controller.needs_object:
+            self.create_subscription(PoseStamped, "object_pose", self._on_object_pose, best_effort)
         else:
             self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
             self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, best_effort)
@@ -131,15 +142,25 @@ class PolicyNode(Node):
     def _on_cmd_vel(self, msg: Twist) -> None:
         self.controller.set_command(msg.linear.x, msg.linear.y, msg.angular.z, time.monotonic())
 
-    def _on_target_pose(self, msg: PoseStamped) -> None:
+    def _in_base_frame(self, msg: PoseStamped, topic: str) -> bool:
+        """A pose in another frame is not meant for this robot's base: never guess a transform (logged once)."""
         frame = msg.header.frame_id
-        if frame and frame != self.base_frame:  # a pose in another frame is not this target: never guess it
-            if frame not in self._ignored_frames:
-                self._ignored_frames.add(frame)
-                self.get_logger().error(f"ignoring target_pose in frame '{frame}': targets are in '{self.base_frame}'")
-            return
-        p, o = msg.pose.position, msg.pose.orientation
-        self.controller.set_pose_target((p.x, p.y, p.z), (o.x, o.y, o.z, o.w), time.monotonic())
+        if frame and frame != self.base_frame:
+            if (topic, frame) not in self._ignored_frames:
+                self._ignored_frames.add((topic, frame))
+                self.get_logger().error(f"ignoring {topic} in frame '{frame}': poses are in '{self.base_frame}'")
+            return False
+        return True
+
+    def _on_target_pose(self, msg: PoseStamped) -> None:
+        if self._in_base_frame(msg, "target_pose"):
+            p, o = msg.pose.position, msg.pose.orientation
+            self.controller.set_pose_target((p.x, p.y, p.z), (o.x, o.y, o.z, o.w), time.monotonic())
+
+    def _on_object_pose(self, msg: PoseStamped) -> None:
+        if self._in_base_frame(msg, "object_pose"):
+            p = msg.pose.position
+            self.controller.set_object_position((p.x, p.y, p.z), time.monotonic())
 
     def _on_estop(self, msg: Bool) -> None:
         if msg.data:
@@ -151,6 +172,8 @@ class PolicyNode(Node):
         target = self.controller.step(time.monotonic())
         if target is not None:
             self.target_pub.publish(Float64MultiArray(data=target.tolist()))
+            if self.gripper_pub is not None and self.controller.gripper_target is not None:
+                self.gripper_pub.publish(Float64MultiArray(data=self.controller.gripper_target.tolist()))
         if self.timing is not None and target is not None:
             self.timing.append((start, self._joint_stamp, time.time()))
         self._ticks += 1

@@ -1,7 +1,8 @@
-"""Build small fixture policies for the Go2 with onnx.helper and random weights (numpy + onnx only).
+"""Build small fixture policies with onnx.helper and random weights (numpy + onnx only).
 
-The metadata is the shipped Go2 policy's (docs/policy_schema.md), so the fixture matches the simulated robot
-exactly and a schema change reaches these tests through one re-export.
+The metadata is a shipped policy's (docs/policy_schema.md): the Go2's, or for a grasping arm the Panda reach
+policy's plus the lift task's gripper (:data:`PANDA_GRIPPER`, kept equal to the exporter's by a training-side test),
+so the fixture matches the simulated robot exactly and a schema change reaches these tests through one re-export.
 """
 
 from __future__ import annotations
@@ -18,6 +19,18 @@ REPO = Path(__file__).resolve().parents[2]
 SHIPPED_METADATA = REPO / "assets/policies/go2_flat/policy.json"
 _SHIPPED = json.loads(SHIPPED_METADATA.read_text())
 JOINT_NAMES = list(_SHIPPED["joint_names"])
+SHIPPED_REACH = REPO / "assets/policies/panda_reach/policy.json"
+# what `sim2real export` writes as action.gripper for Sim2Real-Lift-Panda-v0 (tests/test_lift.py compares)
+PANDA_GRIPPER = {
+    "joints": ["finger_joint1", "finger_joint2"],
+    "open": [0.04, 0.04],
+    "closed": [0.0, 0.0],
+    "speed": 0.05,
+    "close_below": 0.0,
+    "stiffness": 400.0,
+    "damping": 10.0,
+    "effort_limit": 70.0,
+}
 
 
 def default_pose(name: str) -> float:
@@ -33,16 +46,35 @@ def go2_metadata(**overrides) -> dict:
     return meta
 
 
+def lift_metadata() -> dict:
+    """The shipped Panda reach policy's metadata as a grasping policy: the lift task's gripper action and its two
+    observation terms (finger positions, the object's position in the base frame), one more network output."""
+    meta = json.loads(SHIPPED_REACH.read_text())
+    meta["task_id"] = "Sim2Real-Lift-Panda-v0"
+    meta["action"]["gripper"] = json.loads(json.dumps(PANDA_GRIPPER))
+    next(t for t in meta["observations"] if t["name"] == "actions")["size"] += 1  # the hand's command
+    for name, size in (("gripper_pos", 2), ("object_position", 3)):
+        meta["observations"].append({"name": name, "size": size, "scale": 1.0, "clip": None})
+    return meta
+
+
 def mlp_model(
-    obs_dim: int, act_dim: int, hidden: tuple[int, ...] = (32,), out_gain: float = 0.1, seed: int = 0
+    obs_dim: int,
+    act_dim: int,
+    hidden: tuple[int, ...] = (32,),
+    out_gain: float = 0.1,
+    seed: int = 0,
+    out_bias: np.ndarray | None = None,
 ) -> onnx.ModelProto:
-    """obs -> tanh layers -> linear actions, with dynamic batch; small outputs keep the robot near its pose."""
+    """obs -> tanh layers -> linear actions, with dynamic batch; small outputs keep the robot near its pose.
+    ``out_bias`` sets the output layer's bias (e.g. a gripper output that always closes)."""
     rng = np.random.default_rng(seed)
     sizes, nodes, inits, x = (obs_dim, *hidden, act_dim), [], [], "obs"
     for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
         last = i == len(sizes) - 2
         w = (rng.standard_normal((n_in, n_out)) / np.sqrt(n_in) * (out_gain if last else 1.0)).astype(np.float32)
-        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(np.zeros(n_out, np.float32), f"b{i}")]
+        bias = np.asarray(out_bias, np.float32) if last and out_bias is not None else np.zeros(n_out, np.float32)
+        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(bias, f"b{i}")]
         y = "actions" if last else f"h{i}"
         nodes.append(helper.make_node("Gemm", [x, f"w{i}", f"b{i}"], [y if last else f"z{i}"]))
         if not last:
@@ -61,10 +93,11 @@ def mlp_model(
 
 
 def write_policy(path: Path, meta: dict | None = None, **mlp_kwargs) -> Path:
-    """A Go2 fixture policy with sim2real metadata; ``meta=None`` uses :func:`go2_metadata`."""
+    """A fixture policy with sim2real metadata; ``meta=None`` uses :func:`go2_metadata`."""
     meta = go2_metadata() if meta is None else meta
     obs_dim = sum(int(t["size"]) for t in meta["observations"])
-    model = mlp_model(obs_dim, len(meta["joint_names"]), **mlp_kwargs)
+    act_dim = len(meta["joint_names"]) + (1 if meta["action"].get("gripper") else 0)
+    model = mlp_model(obs_dim, act_dim, **mlp_kwargs)
     helper.set_model_props(
         model, {"sim2real_schema_version": str(meta["schema_version"]), "sim2real": json.dumps(meta)}
     )

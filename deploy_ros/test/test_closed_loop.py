@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import PACKAGE, REPO, Spinner, assert_in_limits, make_probe, start_node, stop_node, wait_for
 from fixture_policy import default_pose
-from std_msgs.msg import Bool
+from std_msgs.msg import Bool, Float64MultiArray
 
 CONFIG = PACKAGE / "config"
 # SIM2REAL_POLICY=path runs the walking test on another export (e.g. a fresh one before it is shipped).
@@ -188,3 +188,36 @@ def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
         assert len(holding) > 20 and np.ptp(holding, axis=0).max() < 1e-9
         assert np.linalg.norm(stopped - held) < 0.05, (stopped, held)  # the policy sways up to 3.9 cm (reach check)
         assert_in_limits(probe.targets, limits)
+
+
+def test_grasping_policy_commands_the_hand_and_a_fault_keeps_it_closed(ros_context, tmp_path):
+    """A lift fixture whose hand output always closes: the bridge's cube pose reaches the node (enable needs it),
+    the hand opens for the soft start and closes under the policy, and stays closed through the e-stop."""
+    from fixture_policy import PANDA_GRIPPER, lift_metadata, write_policy
+
+    meta = lift_metadata()
+    bias = np.zeros(len(meta["joint_names"]) + 1)
+    bias[-1] = -1.0
+    policy = write_policy(tmp_path / "lift.onnx", meta, out_bias=bias)
+    fingers, gripper_topic = PANDA_GRIPPER["joints"], yaml_params("panda.yaml", "policy_node")["gripper_topic"]
+    assert yaml_params("panda_sim.yaml", "mujoco_bridge")["gripper_topic"] == gripper_topic
+    with simulation(ros_context, policy, tmp_path, robot="panda") as (bridge, probe):
+        hand: list[tuple[float, np.ndarray]] = []
+        probe.create_subscription(
+            Float64MultiArray, gripper_topic, lambda msg: hand.append((time.monotonic(), np.array(msg.data))), 100
+        )
+        t_stand = probe.wait_mode("STANDING", timeout=60)
+        wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3 and hand, 10, "soft start, hand targets")
+        assert np.allclose(hand[-1][1], PANDA_GRIPPER["open"])
+        assert np.allclose(measured(probe, fingers), PANDA_GRIPPER["open"], atol=0.005)  # the bridge's fingers
+        probe.send_target_pose((0.5, 0.0, 0.4), (0.0, 1.0, 0.0, 0.0), "link0")
+        wait_for(lambda: probe.call("enable").success, 10, "enable (needs the bridge's object_pose)")
+        t_run = probe.wait_mode("RUNNING")
+        wait_for(lambda: np.abs(measured(probe, fingers)).max() < 0.005, 5, "fingers closed")
+        assert all(np.allclose(x, PANDA_GRIPPER["closed"]) for t, x in hand if t > t_run + 0.1)
+        probe.estop_pub.publish(Bool(data=True))
+        t_damp = probe.wait_mode("DAMPING")
+        time.sleep(1.0)
+        after = [x for t, x in hand if t > t_damp + 0.1]
+        assert len(after) > 20 and all(np.allclose(x, PANDA_GRIPPER["closed"]) for x in after)  # never reopened
+        assert np.abs(measured(probe, fingers)).max() < 0.005

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from fixture_policy import REPO
 
 from sim2real_deploy.controller import ControllerConfig, Mode, PolicyController
-from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError, validate_metadata
+from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError
 
 REACH = REPO / "assets/policies/panda_reach/policy.onnx"
 DT = 0.02
@@ -102,21 +100,10 @@ def test_a_bad_target_before_enable_is_refused_and_a_fault(policy):
     assert ctrl.mode == Mode.DAMPING  # a bad input is a fault in every commanding mode, as cmd_vel's NaN is
 
 
-def test_arm_refuses_velocity_commands_and_lift_policies(policy):
+def test_arm_refuses_velocity_commands(policy):
     ctrl = make(policy)
     with pytest.raises(PolicyFileError, match="ee_pose"):
         ctrl.set_command(0.5, 0.0, 0.0, 0.0)
-    lift = json.loads(json.dumps(policy.metadata.raw))
-    lift["action"]["gripper"] = {
-        "joints": ["finger_joint1", "finger_joint2"],
-        "open": [0.04, 0.04],
-        "closed": [0.0, 0.0],
-        "speed": 0.05,
-        "close_below": 0.0,
-    }
-    next(t for t in lift["observations"] if t["name"] == "actions")["size"] += 1  # the gripper's output
-    with pytest.raises(PolicyFileError, match="lift"):
-        PolicyController(validate_metadata(lift), policy, ControllerConfig(), log=lambda msg: None)
 
 
 def test_reset_forgets_the_old_target_and_a_blocked_arm_holds_what_it_measures(policy):

@@ -23,7 +23,7 @@ import mujoco
 import numpy as np
 
 from sim2real_deploy.commands import EE_POSE
-from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder, RobotState
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
@@ -137,6 +137,21 @@ def run_lift(policy_path: str | Path, cfg: LiftConfig | None = None) -> dict[str
     return arm_report(policy_path, robot, failed, cfg, success_rate=success, cube_ranges=cube_ranges, trials=rows)
 
 
+def nominal_cube(meta: PolicyMetadata, cfg: LiftConfig | None = None) -> dict[str, float]:
+    """The middle of every trial range, at the start spot's centre (the ROS bridge's cube)."""
+    cfg = cfg or LiftConfig()
+    mass = _trained_range(meta, "object_mass", "mass_distribution_params", cfg.cube_mass)
+    friction = _trained_range(meta, "object_friction", "static_friction_range", cfg.cube_friction)
+    x, y = cfg.cube_start
+    return {
+        "size": float(np.mean(cfg.cube_size)),
+        "mass": float(np.mean(mass)),
+        "friction": float(np.mean(friction)),
+        "x": x,
+        "y": y,
+    }
+
+
 def _sample_cube(cfg: LiftConfig, mass: tuple, friction: tuple, rng: np.random.Generator) -> dict[str, float]:
     (xlo, xhi), (ylo, yhi) = cfg.cube_start_range
     return {
@@ -148,7 +163,7 @@ def _sample_cube(cfg: LiftConfig, mass: tuple, friction: tuple, rng: np.random.G
     }
 
 
-def _resize_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
+def resize_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     """This trial's cube; before the reset (recomputing the model's derived constants resets the pose)."""
     model, data = robot.model, robot.data
     geom, body = model.geom(CUBE).id, model.body(CUBE).id
@@ -160,7 +175,7 @@ def _resize_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     mujoco.mj_setConst(model, data)
 
 
-def _put_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
+def put_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     """At rest on the table at its start spot (the arm's base frame is the world's: a fixed base at the origin), with
     its friction (after the robot's reset, which restores every geom's nominal friction)."""
     model, data = robot.model, robot.data
@@ -171,11 +186,13 @@ def _put_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     mujoco.mj_forward(model, data)
 
 
+def cube_pose(robot: MujocoRobot) -> tuple[np.ndarray, np.ndarray]:
+    """The cube's position [m] and orientation (w, x, y, z) in the arm's base frame: what perception would report."""
+    return EndEffectorFrame(robot).body_pose(robot.model.body(CUBE).id)
+
+
 def _cube_in_base(robot: MujocoRobot) -> np.ndarray:
-    data, model = robot.data, robot.model
-    base = model.body(robot.meta.raw["robot"]["base_body"]).id
-    rot = data.xmat[base].reshape(3, 3)
-    return rot.T @ (data.xpos[model.body(CUBE).id] - data.xpos[base])
+    return cube_pose(robot)[0]
 
 
 def _trial(
@@ -188,10 +205,10 @@ def _trial(
     cfg: LiftConfig,
 ) -> dict[str, Any]:
     meta, dt = robot.meta, robot.model.opt.timestep
-    _resize_cube(robot, cube)
+    resize_cube(robot, cube)
     robot.reset()
     gripper.reset()
-    _put_cube(robot, cube)
+    put_cube(robot, cube)
     command, last_action = command_vector(meta, target), np.zeros(meta.num_actions)
     steps, needed = round(cfg.episode_s / meta.control_dt), round(cfg.hold_s / meta.control_dt)
     held, best, lifted = 0, np.inf, 0.0
