@@ -98,6 +98,17 @@ def main(argv: list[str] | None = None) -> int:
     ros_config.add_argument("--out", type=Path, help="folder to write to (default deploy_ros/config)")
     ros_config.set_defaults(func=_ros_config)
 
+    tiles = commands.add_parser(
+        "terrain-tiles",
+        help="write a rough task's terrain tiles for the sim-to-sim terrain check",
+        description="Build every sub-terrain of a rough task's generator at a middle and the hardest difficulty and "
+        "write their height grids (the physics' 0.1 m heightfield) to assets/terrain/<robot>_rough.npz, for "
+        "`sim2real sim2sim <policy> --terrain <file>`.",
+    )
+    tiles.add_argument("task", help="a rough task id, e.g. Sim2Real-Velocity-Rough-Go2-v0")
+    tiles.add_argument("--out", type=Path, help="file to write (default assets/terrain/<robot>_rough.npz)")
+    tiles.set_defaults(func=_terrain_tiles)
+
     curves = commands.add_parser(
         "curves",
         help="plot learning curves of one or more runs",
@@ -169,6 +180,13 @@ def _export(args: argparse.Namespace) -> int:
     except ParityError as exc:  # not the user's input: a failed self-check, no file written
         print(f"sim2real export: failed: {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _terrain_tiles(args: argparse.Namespace) -> int:
+    from sim2real.terrain_tiles import write_tiles
+
+    print(write_tiles(args.task, args.out))
     return 0
 
 

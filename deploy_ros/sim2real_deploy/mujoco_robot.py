@@ -154,6 +154,7 @@ class MujocoRobot:
         self.nominal_friction = model.geom_friction[:, 0].copy()
         self.nominal_joint_dynamics = {key: getattr(model, f)[self.dof_adr].copy() for key, f in DOF_FIELDS.items()}
         self.nominal_base_mass = float(model.body_mass[self.base_body]) if self.base_body is not None else 0.0
+        self.ground: Callable[[float, float], float] | None = None  # terrain height under (x, y); None: z = 0
         self.reset_counters()
 
     @classmethod
@@ -163,13 +164,15 @@ class MujocoRobot:
         mjcf: str | Path | None = None,
         physics_dt: float | None = None,
         extend: Callable[[mujoco.MjSpec], None] | None = None,
+        floor: bool = True,
         **kwargs,
     ) -> MujocoRobot:
         """The policy's robot from its MJCF; a grasping policy's finger joints get torque motors too (driven by
-        :class:`Gripper`), and ``extend`` adds a task's objects."""
+        :class:`Gripper`), and ``extend`` adds a task's objects (or, with ``floor=False``, the ground itself)."""
         path = find_mjcf(meta.raw["robot"]["mjcf"], mjcf)
         motored = [*meta.joint_names, *(meta.gripper["joints"] if meta.gripper else ())]
-        robot = cls(build_scene(path, physics_dt or meta.physics_dt, motored, extend=extend), meta, **kwargs)
+        model = build_scene(path, physics_dt or meta.physics_dt, motored, floor=floor, extend=extend)
+        robot = cls(model, meta, **kwargs)
         robot.mjcf_path = path
         return robot
 
@@ -299,7 +302,9 @@ class MujocoRobot:
 
     @property
     def base_height(self) -> float:
-        return float(self.data.qpos[self.base_qpos + 2])
+        """Above the ground under the base (``ground``; the floor at z = 0 without one)."""
+        x, y, z = self.data.qpos[self.base_qpos : self.base_qpos + 3]
+        return float(z) - (self.ground(float(x), float(y)) if self.ground is not None else 0.0)
 
     def base_accel(self) -> np.ndarray:
         """Proper acceleration of the base in its frame (an accelerometer: +9.81 up at rest)."""

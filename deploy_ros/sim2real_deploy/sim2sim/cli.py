@@ -16,6 +16,8 @@ from sim2real_deploy.sim2sim.config import (
     DEFAULT_SCHEDULE,
     RANDOMIZED,
     RANDOMIZED_CONFIG,
+    TERRAIN_SCHEDULE,
+    TERRAIN_THRESHOLDS,
     Segment,
     Sim2SimConfig,
     Sim2SimError,
@@ -24,7 +26,7 @@ from sim2real_deploy.sim2sim.config import (
 from sim2real_deploy.sim2sim.lift import LiftConfig, run_lift
 from sim2real_deploy.sim2sim.reach import ReachConfig, run_reach
 from sim2real_deploy.sim2sim.report import format_summary
-from sim2real_deploy.sim2sim.run import run_sim2sim
+from sim2real_deploy.sim2sim.run import run_sim2sim, run_terrain
 
 
 def _schedule_text() -> str:
@@ -54,7 +56,15 @@ def _parser() -> argparse.ArgumentParser:
             f"x{r.joint_armature} of the MJCF's, pushes every {r.push_interval_s} s (<= {r.push_velocity} m/s);\n"
             f"  passes with survival >= {rth.min_survival:.0%} and tracking within {rth.max_lin_err} m/s, "
             f"{rth.max_yaw_err} rad/s, {rth.rel_tol:.0%}.\n"
-            "  --joint-dynamics trained samples the joint ranges the policy was trained with (from its metadata)."
+            "  --joint-dynamics trained samples the joint ranges the policy was trained with (from its metadata).\n\n"
+            "--terrain FILE (`sim2real terrain-tiles` writes assets/terrain/<robot>_rough.npz): instead of the floor,"
+            " each tile\n  of the file (stairs, slopes, rough ground, boxes, each at a middle and the hardest "
+            "difficulty) under the robot,\n  which starts where a training env spawns and walks across it: "
+            f"{', '.join(f'{s.name} {s.duration:g} s' for s in TERRAIN_SCHEDULE)};\n"
+            f"  each tile passes with every episode surviving and forward speed at {1 - TERRAIN_THRESHOLDS.rel_tol:.0%}"
+            f"-{1 + TERRAIN_THRESHOLDS.rel_tol:.0%} of the command\n  (mean |error| <= {TERRAIN_THRESHOLDS.max_lin_err}"
+            f" m/s, {TERRAIN_THRESHOLDS.max_yaw_err} rad/s); with --randomize, {RANDOMIZED_CONFIG.episodes} randomised "
+            f"episodes per tile, {RANDOMIZED_CONFIG.thresholds.min_survival:.0%} surviving."
         ),
         epilog="An arm policy (ee_pose targets) gets the reach check instead: --targets poses sampled in its trained\n"
         f"workspace, each held {ReachConfig().hold_s:g} s from the default pose; passes with mean position error <= "
@@ -110,6 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-stand-yaw", type=float, help="limit on the yaw change while standing [rad]")
     parser.add_argument("--max-limit-violations", type=int, help="fail above this many out-of-limit physics steps")
     parser.add_argument("--mjcf", help="robot MJCF instead of the metadata's robot.mjcf")
+    parser.add_argument("--terrain", help="terrain tile file: run the terrain check (see above)")
+    parser.add_argument("--tiles", help="comma-separated tiles of --terrain (default: all)")
     parser.add_argument("--video", help="write an MP4 of episode 0 here (MUJOCO_GL=osmesa on a CPU, egl on a GPU)")
     return parser
 
@@ -146,7 +158,9 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
             max_joint_limit_violations=args.max_limit_violations,
         ),
     )
-    schedule = base.schedule
+    schedule = TERRAIN_SCHEDULE if args.terrain else base.schedule
+    if args.terrain:
+        th = replace(TERRAIN_THRESHOLDS, min_survival=base.thresholds.min_survival)
     if args.segment:
         schedule = tuple(Segment(n, float(s), (float(vx), float(vy), float(wz))) for n, vx, vy, wz, s in args.segment)
     return replace(
@@ -159,6 +173,7 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
         mjcf=args.mjcf,
         out_dir=args.out or str(Path("logs/sim2sim") / Path(args.policy).stem),
         video=args.video,
+        terrain=args.terrain,
     )
 
 
@@ -176,11 +191,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         meta = read_metadata(args.policy)
         if meta.command_interface == EE_POSE.name:
             return _lift(args) if meta.gripper else _reach(args)
+        if args.terrain:
+            return _terrain(args)
         report = run_sim2sim(args.policy, config_from_args(args))
     except (PolicyFileError, RobotModelError, Sim2SimError) as exc:
         print(f"sim2sim: {exc}", file=sys.stderr)
         return 2
     print(format_summary(report))
+    return 0 if report["passed"] else 1
+
+
+def _terrain(args: argparse.Namespace) -> int:
+    cfg = config_from_args(args)
+    report = run_terrain(args.policy, cfg, args.tiles.split(",") if args.tiles else None)
+    lines = [f"sim2sim {args.policy} on {args.terrain} ({cfg.episodes} episode(s) per tile):"]
+    for row in report["tiles"]:
+        speed = "-" if row["speed_ratio"] is None else f"{row['speed_ratio']:.0%}"
+        verdict = "passed" if row["passed"] else "FAILED: " + "; ".join(row["failed"])
+        lines.append(f"  {row['tile']:<18} survival {row['survival_rate']:4.0%}  speed {speed:>5}  {verdict}")
+    lines.append(("PASSED" if report["passed"] else "FAILED") + f"; report: {cfg.out_dir}/terrain_report.json")
+    print("\n".join(lines))
     return 0 if report["passed"] else 1
 
 

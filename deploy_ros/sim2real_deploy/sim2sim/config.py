@@ -127,6 +127,8 @@ class Sim2SimConfig:
     init_base_height: float | None = None  # None: feet just touching the floor in the default pose
     out_dir: str | None = None  # where report.json and tracking.png go; None writes nothing
     video: str | None = None  # MP4 of episode 0 (needs offscreen GL and imageio[ffmpeg])
+    terrain: str | None = None  # a terrain tile file (``sim2real terrain-tiles``); None: the flat floor
+    terrain_tile: str | None = None  # the tile of ``terrain`` the robot walks on
 
 
 @dataclass(frozen=True)
@@ -153,3 +155,8 @@ class FallRule:
 RANDOMIZED_CONFIG = Sim2SimConfig(
     episodes=RANDOMIZED_EPISODES, randomization=RANDOMIZED, thresholds=RANDOMIZED_THRESHOLDS
 )
+
+# The terrain check: stand, then walk forward across the tile from its start point (3.5 m: to 0.5 m before its
+# edge). Judged like the randomised flat check, on each tile: on rough ground no gait tracks as tightly as on a floor.
+TERRAIN_SCHEDULE = (Segment("stand", 2.0, (0.0, 0.0, 0.0)), Segment("forward_0.5", 7.0, (0.5, 0.0, 0.0)))
+TERRAIN_THRESHOLDS = Thresholds(min_survival=1.0, max_lin_err=0.2, max_yaw_err=0.35, rel_tol=0.35)

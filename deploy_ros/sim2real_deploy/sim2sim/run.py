@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import json
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from sim2real_deploy.policy_file import OnnxPolicy
 from sim2real_deploy.sim2sim.config import FallRule, Sim2SimConfig, Sim2SimError
 from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
 from sim2real_deploy.sim2sim.report import VideoRecorder, write_outputs
+from sim2real_deploy.sim2sim.terrain import TerrainGround, add_tile, load_tiles
 from sim2real_deploy.sim2sim.verdict import evaluate, range_warnings, segment_metrics
 
 
@@ -30,7 +32,7 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
     meta = policy.metadata
     if not meta.legged_velocity:
         raise Sim2SimError(f"{policy_path}: this check is for floating-base velocity policies (arms: the reach check)")
-    robot = MujocoRobot.from_metadata(meta, cfg.mjcf, limit_tolerance=cfg.limit_tolerance)
+    robot = _robot(meta, cfg)
     height = cfg.init_base_height or robot.standing_height()
     fall = FallRule.of(meta, cfg)
     duration = sum(s.duration for s in cfg.schedule)
@@ -66,6 +68,55 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
     }
     write_outputs(report, episodes, cfg, recorder)
     return report
+
+
+def run_terrain(policy_path: str | Path, cfg: Sim2SimConfig, tiles: list[str] | None = None) -> dict[str, Any]:
+    """``cfg`` (its episodes, randomisation and criteria) on each tile of the file ``cfg.terrain`` (``tiles``: a
+    subset, in order); passes when every tile passes. Each tile's full report goes to ``<out_dir>/<tile>/``."""
+    names = list(load_tiles(cfg.terrain)) if tiles is None else tiles
+    rows, reports = [], {}
+    for name in names:
+        out = None if cfg.out_dir is None else str(Path(cfg.out_dir) / name)
+        report = run_sim2sim(policy_path, replace(cfg, terrain_tile=name, out_dir=out, video=None))
+        walk = next(s for s in report["segments"] if not s["name"].startswith("stand"))
+        command = next(seg.command[0] for seg in cfg.schedule if seg.name == walk["name"])
+        vx = walk.get("measured_mean", {}).get("vx")
+        rows.append(
+            {
+                "tile": name,
+                "passed": report["passed"],
+                "survival_rate": report["survival_rate"],
+                "speed_ratio": None if vx is None else round(vx / command, 3),
+                "failed": report["failed"],
+            }
+        )
+        reports[name] = report
+    summary = {
+        "policy": str(policy_path),
+        "terrain": cfg.terrain,
+        "passed": all(row["passed"] for row in rows),
+        "tiles": rows,
+        "config": asdict(replace(cfg, terrain_tile=None)),
+    }
+    if cfg.out_dir is not None:
+        Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
+        (Path(cfg.out_dir) / "terrain_report.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def _robot(meta: Any, cfg: Sim2SimConfig) -> MujocoRobot:
+    """The robot on the flat floor, or on ``cfg.terrain``'s tile ``cfg.terrain_tile``."""
+    if cfg.terrain is None:
+        return MujocoRobot.from_metadata(meta, cfg.mjcf, limit_tolerance=cfg.limit_tolerance)
+    tiles = load_tiles(cfg.terrain)
+    if cfg.terrain_tile not in tiles:
+        raise Sim2SimError(f"{cfg.terrain} has no tile {cfg.terrain_tile!r} (tiles: {', '.join(tiles)})")
+    tile = tiles[cfg.terrain_tile]
+    robot = MujocoRobot.from_metadata(
+        meta, cfg.mjcf, extend=lambda spec: add_tile(spec, tile), floor=False, limit_tolerance=cfg.limit_tolerance
+    )
+    robot.ground = TerrainGround(tile)
+    return robot
 
 
 def _fall_rule_warning(fall: FallRule) -> list[str]:

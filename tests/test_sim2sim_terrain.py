@@ -1,0 +1,94 @@
+"""The terrain check: tiles of the rough task's own generator as MuJoCo heightfields (robot side, numpy + MuJoCo),
+the fall rule judged above the ground under the base, and the committed tile file equal to what the generator gives.
+"""
+
+from __future__ import annotations
+
+import json
+
+import mujoco
+import numpy as np
+import pytest
+
+from sim2real import REPO_ROOT
+from sim2real_deploy.mujoco_robot import MujocoRobot
+from sim2real_deploy.policy_file import read_metadata
+from sim2real_deploy.sim2sim import Segment, Sim2SimConfig, run_sim2sim
+from sim2real_deploy.sim2sim.cli import main
+from sim2real_deploy.sim2sim.terrain import HFIELD, TerrainGround, add_tile, load_tiles
+
+TILES = REPO_ROOT / "assets/terrain/go2_rough.npz"
+SHIPPED = REPO_ROOT / "assets/policies/go2_flat/policy.onnx"
+
+
+def test_the_tile_file_is_what_the_task_generator_gives():
+    from sim2real.terrain_tiles import generate_tiles
+
+    fresh = generate_tiles("Sim2Real-Velocity-Rough-Go2-v0")
+    with np.load(TILES) as committed:
+        assert json.loads(str(committed["meta"])) == json.loads(json.dumps(fresh["meta"]))
+        for name in fresh["meta"]["tiles"]:
+            np.testing.assert_array_equal(committed[name], fresh[name], err_msg=name)
+    stairs = fresh["meta"]["tiles"]["stairs_0.9"]
+    low, high = stairs["config"]["step_height_range"]
+    step = low + 0.9 * (high - low)
+    heights = np.unique(np.round(fresh["stairs_0.9"], 4))
+    assert step >= 0.10 and np.allclose(np.diff(heights), step, atol=0.005)  # 10 cm steps and more
+
+
+@pytest.mark.parametrize("name", ["stairs_0.9", "random_rough_0.9", "slope_inv_0.9"])
+def test_the_heightfield_is_the_tile_and_the_ground_lookup_is_what_mujoco_collides_with(name):
+    tile = load_tiles(TILES)[name]
+    spec = mujoco.MjSpec()
+    add_tile(spec, tile)
+    model = spec.compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    ground = TerrainGround(tile)
+    rng = np.random.default_rng(0)
+    geomid = np.zeros(1, dtype=np.int32)
+    for x, y in rng.uniform(-3.9, 3.9, (200, 2)):
+        distance = mujoco.mj_ray(model, data, np.array([x, y, 5.0]), np.array([0.0, 0.0, -1.0]), None, 1, -1, geomid)
+        assert geomid[0] == model.geom(HFIELD).id
+        assert 5.0 - distance == pytest.approx(ground(x, y), abs=2e-4), (x, y)
+    # the start point is Isaac Lab's spawn point: on a platform, or over random ground's highest point near it
+    start = ground(0.0, 0.0)
+    assert start == pytest.approx(0.0, abs=1e-6) if tile.info["type"] != "random_rough" else -0.06 < start <= 0.0
+    # a vertex of the grid holds the tile's own height there
+    i, j = 17, 23
+    x, y = np.array([i, j]) * tile.spacing - tile.origin[:2]
+    assert ground(x, y) == pytest.approx(tile.z[i, j] - tile.origin[2], abs=1e-6)
+
+
+def test_walking_down_stairs_is_no_fall_and_the_robot_starts_on_the_ground():
+    """The shipped flat policy walks down the 7 cm stairs: its base ends 0.2 m lower in the world, yet never below the
+    fall height above the ground under it (a world-z rule would have called the descent a fall)."""
+    schedule = (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward_0.5", 7.0, (0.5, 0.0, 0.0)))
+    cfg = Sim2SimConfig(schedule=schedule, terrain=str(TILES), terrain_tile="stairs_0.5")
+    report = run_sim2sim(SHIPPED, cfg)
+    (episode,) = report["episodes"]
+    fall = read_metadata(SHIPPED).fall_rule["min_base_height"]
+    assert episode["survived"] and episode["min_base_height"] > fall
+    robot = MujocoRobot.from_metadata(read_metadata(SHIPPED), floor=False, extend=lambda s: None)
+    assert report["init_base_height"] == pytest.approx(robot.standing_height())  # on the platform, as on a floor
+
+
+def test_the_terrain_check_judges_every_tile(tmp_path, capsys):
+    out = tmp_path / "terrain"
+    status = main([str(SHIPPED), "--terrain", str(TILES), "--tiles", "boxes_0.5,stairs_0.9", "--out", str(out)])
+    text = capsys.readouterr().out
+    report = json.loads((out / "terrain_report.json").read_text())
+    rows = {row["tile"]: row for row in report["tiles"]}
+    assert status == 1 and not report["passed"] and list(rows) == ["boxes_0.5", "stairs_0.9"]
+    assert rows["boxes_0.5"]["passed"] and 0.65 <= rows["boxes_0.5"]["speed_ratio"] <= 1.35  # a flat policy copes
+    assert rows["stairs_0.9"]["survival_rate"] == 0.0 and "base height" in " ".join(rows["stairs_0.9"]["failed"])
+    assert "stairs_0.9" in text and (out / "stairs_0.9" / "report.json").is_file()
+
+
+def test_a_wrong_tile_or_file_is_a_clear_error(tmp_path, capsys):
+    assert main([str(SHIPPED), "--terrain", str(TILES), "--tiles", "lava_1", "--out", str(tmp_path)]) == 2
+    assert "no tile 'lava_1'" in capsys.readouterr().err
+    bogus = tmp_path / "x.npz"
+    bogus.write_bytes(b"not a tile file")
+    assert main([str(SHIPPED), "--terrain", str(bogus), "--out", str(tmp_path)]) == 2
+    assert "terrain-tiles" in capsys.readouterr().err
