@@ -83,6 +83,7 @@ def test_the_terrain_check_judges_every_tile(tmp_path, capsys):
     assert rows["boxes_0.5"]["passed"] and 0.65 <= rows["boxes_0.5"]["speed_ratio"] <= 1.35  # a flat policy copes
     assert rows["stairs_0.9"]["survival_rate"] == 0.0 and "base height" in " ".join(rows["stairs_0.9"]["failed"])
     assert "stairs_0.9" in text and (out / "stairs_0.9" / "report.json").is_file()
+    assert report["warnings"] == []  # Go2 tiles, a Go2 policy
 
 
 def test_a_wrong_tile_or_file_is_a_clear_error(tmp_path, capsys):

@@ -209,6 +209,7 @@ def _terrain(args: argparse.Namespace) -> int:
         speed = "-" if row["speed_ratio"] is None else f"{row['speed_ratio']:.0%}"
         verdict = "passed" if row["passed"] else "FAILED: " + "; ".join(row["failed"])
         lines.append(f"  {row['tile']:<18} survival {row['survival_rate']:4.0%}  speed {speed:>5}  {verdict}")
+    lines += [f"warning: {w}" for w in report["warnings"]]
     lines.append(("PASSED" if report["passed"] else "FAILED") + f"; report: {cfg.out_dir}/terrain_report.json")
     print("\n".join(lines))
     return 0 if report["passed"] else 1

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from sim2real_deploy.mujoco_robot import MujocoRobot
-from sim2real_deploy.policy_file import OnnxPolicy
+from sim2real_deploy.policy_file import OnnxPolicy, read_metadata
 from sim2real_deploy.sim2sim.config import FallRule, Sim2SimConfig, Sim2SimError
 from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
 from sim2real_deploy.sim2sim.report import VideoRecorder, write_outputs
@@ -73,7 +73,11 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
 def run_terrain(policy_path: str | Path, cfg: Sim2SimConfig, tiles: list[str] | None = None) -> dict[str, Any]:
     """``cfg`` (its episodes, randomisation and criteria) on each tile of the file ``cfg.terrain`` (``tiles``: a
     subset, in order); passes when every tile passes. Each tile's full report goes to ``<out_dir>/<tile>/``."""
-    names = list(load_tiles(cfg.terrain)) if tiles is None else tiles
+    available = load_tiles(cfg.terrain)
+    names = list(available) if tiles is None else tiles
+    made_for = next(iter(available.values())).info.get("robot")
+    robot = read_metadata(policy_path).raw["robot"]["name"]
+    warnings = [] if made_for in (None, robot) else [f"tiles made for the {made_for}; the policy is the {robot}'s"]
     rows, reports = [], {}
     for name in names:
         out = None if cfg.out_dir is None else str(Path(cfg.out_dir) / name)
@@ -96,6 +100,7 @@ def run_terrain(policy_path: str | Path, cfg: Sim2SimConfig, tiles: list[str] | 
         "terrain": cfg.terrain,
         "passed": all(row["passed"] for row in rows),
         "tiles": rows,
+        "warnings": warnings,
         "config": asdict(replace(cfg, terrain_tile=None)),
     }
     if cfg.out_dir is not None:

@@ -37,7 +37,7 @@ class TerrainTile:
     z: np.ndarray
     spacing: float
     origin: tuple[float, float, float]
-    info: dict[str, Any] = field(default_factory=dict)  # type, difficulty and the generator's parameters
+    info: dict[str, Any] = field(default_factory=dict)  # type, difficulty, the generator's parameters, its robot
 
     def padded(self) -> tuple[np.ndarray, float, float]:
         """Heights with ``PAD`` of edge-height ground around, and the world (x, y) of their (0, 0) vertex."""
@@ -56,7 +56,7 @@ def load_tiles(path: str | Path) -> dict[str, TerrainTile]:
         raise Sim2SimError(f"{path}: not a terrain tile file ({exc}); write one with `sim2real terrain-tiles`") from exc
     spacing = float(meta["horizontal_scale"])
     return {
-        name: TerrainTile(name, arrays[name], spacing, tuple(info["origin"]), info)
+        name: TerrainTile(name, arrays[name], spacing, tuple(info["origin"]), {**info, "robot": meta.get("robot")})
         for name, info in meta["tiles"].items()
     }
 
