@@ -42,11 +42,18 @@ def sample_heights(mesh: Any, size: tuple[float, float], spacing: float) -> np.n
     xs = np.arange(round(size[0] / spacing) + 1) * spacing
     ys = np.arange(round(size[1] / spacing) + 1) * spacing
     grid = np.stack(np.meshgrid(xs, ys, indexing="ij"), -1).reshape(-1, 2)
-    top = float(mesh.bounds[1, 2]) + 1.0
-    origins = np.column_stack([grid, np.full(len(grid), top)])
-    hits, ray, _ = mesh.ray.intersects_location(origins, np.tile([0.0, 0.0, -1.0], (len(grid), 1)), multiple_hits=False)
+    grid = np.clip(grid, 1e-6, np.asarray(size) - 1e-6)  # a ray exactly on the mesh's outer edge may slip past it
     z = np.full(len(grid), np.nan)
-    z[ray] = hits[:, 2]
+    # a ray exactly on a triangle edge, or where the slope threshold left a sliver, can slip through: again, aside
+    for nudge in (0.0, 1e-5, 1e-4):
+        missed = np.flatnonzero(np.isnan(z))
+        if not missed.size:
+            break
+        aside = grid[missed] + [nudge, nudge / 3]  # not along a cell diagonal: the triangles' edges run there
+        origins = np.column_stack([aside, np.full(len(missed), float(mesh.bounds[1, 2]) + 1.0)])
+        down = np.tile([0.0, 0.0, -1.0], (len(missed), 1))
+        hits, ray, _ = mesh.ray.intersects_location(origins, down, multiple_hits=False)
+        z[missed[ray]] = hits[:, 2]
     if np.isnan(z).any():
         raise ValueError(f"{np.isnan(z).sum()} grid vertices miss the terrain mesh")
     return z.reshape(len(xs), len(ys))

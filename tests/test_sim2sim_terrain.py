@@ -21,11 +21,14 @@ TILES = REPO_ROOT / "assets/terrain/go2_rough.npz"
 SHIPPED = REPO_ROOT / "assets/policies/go2_flat/policy.onnx"
 
 
-def test_the_tile_file_is_what_the_task_generator_gives():
+@pytest.mark.parametrize(
+    "robot, task", [("go2", "Sim2Real-Velocity-Rough-Go2-v0"), ("g1", "Sim2Real-Velocity-Rough-G1-v0")]
+)
+def test_the_tile_file_is_what_the_task_generator_gives(robot, task):
     from sim2real.terrain_tiles import generate_tiles
 
-    fresh = generate_tiles("Sim2Real-Velocity-Rough-Go2-v0")
-    with np.load(TILES) as committed:
+    fresh = generate_tiles(task)
+    with np.load(REPO_ROOT / f"assets/terrain/{robot}_rough.npz") as committed:
         assert json.loads(str(committed["meta"])) == json.loads(json.dumps(fresh["meta"]))
         for name in fresh["meta"]["tiles"]:
             np.testing.assert_array_equal(committed[name], fresh[name], err_msg=name)
@@ -33,7 +36,7 @@ def test_the_tile_file_is_what_the_task_generator_gives():
     low, high = stairs["config"]["step_height_range"]
     step = low + 0.9 * (high - low)
     heights = np.unique(np.round(fresh["stairs_0.9"], 4))
-    assert step >= 0.10 and np.allclose(np.diff(heights), step, atol=0.005)  # 10 cm steps and more
+    assert step >= 0.10 and np.allclose(np.diff(heights), step, atol=0.005)  # 10 cm steps and more (G1: 21 cm)
 
 
 @pytest.mark.parametrize("name", ["stairs_0.9", "random_rough_0.9", "slope_inv_0.9"])
