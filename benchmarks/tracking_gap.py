@@ -6,8 +6,9 @@ the mean base velocity (base frame) after the first second. MuJoCo side: the exp
 ``sim2real sim2sim``'s default schedule from the robot MJCF, nominal physics. A policy that tracks in training and
 not in the check points at a simulator gap, not at training. The training side is measured twice: with the
 deterministic actor the robot runs, and with actions sampled from the training distribution (the noise PPO explores
-with): a policy that tracks only with its noise walks in training and not on the robot. ``--randomized`` keeps the
-task's domain randomisation on the training side.
+with; the two passes run back to back, each command starting from where the previous one left the robot, which the
+first second of each skips): a policy that tracks only with its noise walks in training and not on the robot.
+``--randomized`` keeps the task's domain randomisation on the training side.
 
     .venv/bin/python benchmarks/tracking_gap.py logs/go2_flat/<run>/model_1500.pt --out docs/tracking_gap.json
 """

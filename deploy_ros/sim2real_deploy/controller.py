@@ -88,7 +88,6 @@ class PolicyController:
         self.joint_names = metadata.joint_names
         gripper = metadata.gripper
         self.finger_names: list[str] = list(gripper["joints"]) if gripper else []
-        self.gripper_open = np.asarray(gripper["open"], dtype=np.float64) if gripper else None
         self.needs_object = any(t["name"] == "object_position" for t in metadata.observations)
         self.default_pos = metadata.joint_array("default_joint_pos")
         limits = metadata.joint_array("joint_pos_limits")
@@ -239,7 +238,7 @@ class PolicyController:
     def set_object_position(self, position: Sequence[float], now: float) -> None:
         """The object's position in the base frame, from perception (grasping policies)."""
         self.object_pos, self.object_time = np.asarray(position, dtype=np.float64), now
-        if not np.all(np.isfinite(self.object_pos)):
+        if self.mode == Mode.RUNNING and not np.all(np.isfinite(self.object_pos)):  # only the policy reads it
             self._latch("object_pose has NaN/inf")
 
     def _object_fault(self, now: float) -> str | None:
@@ -322,7 +321,7 @@ class PolicyController:
         if self.mode != Mode.DAMPING:
             return False, f"reset refused: mode is {self.mode.value} (only DAMPING needs a reset)"
         self.estop_request = self.latched = None
-        self.last_target = self.gripper_target = None
+        self.last_target = None
         if self.interface.setpoint:  # a target from before the fault is no order to move after it: wait for a new one
             self.cmd_raw = None
         self._transition(Mode.WAITING, "reset requested", now)
@@ -344,9 +343,8 @@ class PolicyController:
             return None
         if self.mode == Mode.DAMPING:
             desired = self._damping_target()
-        elif self.mode == Mode.STANDING:
+        elif self.mode == Mode.STANDING:  # the hand keeps what it was last told: only the policy opens it
             desired = self._stand_target(now)
-            self.gripper_target = self.gripper_open  # the default pose has the hand open, as every episode starts
         else:
             desired = self._policy_target(now)
             if desired is None:  # the policy's output was invalid: now DAMPING

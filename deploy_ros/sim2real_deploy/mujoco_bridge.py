@@ -66,6 +66,9 @@ class MujocoBridge(Node):
         if self.gripper is not None:
             cube = lift.nominal_cube(meta)
             lift.resize_cube(self.robot, cube)
+            self.cube = self.robot.model.body(lift.CUBE).id
+            if p["initial_keyframe"]:  # add_cube drops the MJCF's keyframes (they no longer fit the model)
+                self.get_logger().warning(f"keyframe {p['initial_keyframe']!r} ignored with the cube: default pose")
         self.robot.reset(keyframe=p["initial_keyframe"])
         if self.gripper is not None:
             self.gripper.reset()
@@ -166,7 +169,7 @@ class MujocoBridge(Node):
             position, (w, x, y, z) = self.end_effector.ee_pose()
             self.pose_pub.publish(_pose(stamp, self.base_frame, position, (x, y, z, w)))
             if self.gripper is not None:
-                position, (w, x, y, z) = lift.cube_pose(robot)
+                position, (w, x, y, z) = self.end_effector.body_pose(self.cube)
                 self.object_pub.publish(_pose(stamp, self.base_frame, position, (x, y, z, w)))
             return
         imu = Imu()

@@ -107,8 +107,8 @@ class PolicyNode(Node):
         best_effort = QoSProfile(depth=10, reliability=QoSReliabilityPolicy.BEST_EFFORT)
         if self.controller.interface.setpoint:
             self.create_subscription(PoseStamped, "target_pose", self._on_target_pose, best_effort)
-        if self.controller.needs_object:
-            self.create_subscription(PoseStamped, "object_pose", self._on_object_pose, best_effort)
+            if self.controller.needs_object:
+                self.create_subscription(PoseStamped, "object_pose", self._on_object_pose, best_effort)
         else:
             self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
             self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, best_effort)

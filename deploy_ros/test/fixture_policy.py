@@ -58,6 +58,14 @@ def lift_metadata() -> dict:
     return meta
 
 
+def write_closing_lift_policy(path: Path) -> Path:
+    """A grasping fixture: arm outputs near zero, the hand's output biased to -1, so it always closes."""
+    meta = lift_metadata()
+    bias = np.zeros(len(meta["joint_names"]) + 1)
+    bias[-1] = -1.0
+    return write_policy(path, meta, out_bias=bias)
+
+
 def mlp_model(
     obs_dim: int,
     act_dim: int,

@@ -191,14 +191,11 @@ def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
 
 
 def test_grasping_policy_commands_the_hand_and_a_fault_keeps_it_closed(ros_context, tmp_path):
-    """A lift fixture whose hand output always closes: the bridge's cube pose reaches the node (enable needs it),
-    the hand opens for the soft start and closes under the policy, and stays closed through the e-stop."""
-    from fixture_policy import PANDA_GRIPPER, lift_metadata, write_policy
+    """A lift fixture whose hand output always closes: the bridge's cube pose reaches the node (enable needs it), the
+    soft start leaves the hand alone, the policy closes it, and it stays closed through the e-stop and the reset."""
+    from fixture_policy import PANDA_GRIPPER, write_closing_lift_policy
 
-    meta = lift_metadata()
-    bias = np.zeros(len(meta["joint_names"]) + 1)
-    bias[-1] = -1.0
-    policy = write_policy(tmp_path / "lift.onnx", meta, out_bias=bias)
+    policy = write_closing_lift_policy(tmp_path / "lift.onnx")
     fingers, gripper_topic = PANDA_GRIPPER["joints"], yaml_params("panda.yaml", "policy_node")["gripper_topic"]
     assert yaml_params("panda_sim.yaml", "mujoco_bridge")["gripper_topic"] == gripper_topic
     with simulation(ros_context, policy, tmp_path, robot="panda") as (bridge, probe):
@@ -207,16 +204,17 @@ def test_grasping_policy_commands_the_hand_and_a_fault_keeps_it_closed(ros_conte
             Float64MultiArray, gripper_topic, lambda msg: hand.append((time.monotonic(), np.array(msg.data))), 100
         )
         t_stand = probe.wait_mode("STANDING", timeout=60)
-        wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3 and hand, 10, "soft start, hand targets")
-        assert np.allclose(hand[-1][1], PANDA_GRIPPER["open"])
-        assert np.allclose(measured(probe, fingers), PANDA_GRIPPER["open"], atol=0.005)  # the bridge's fingers
+        wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3 and probe.joint_states, 10, "soft start")
+        assert not hand  # nothing to the hand before the policy runs
         probe.send_target_pose((0.5, 0.0, 0.4), (0.0, 1.0, 0.0, 0.0), "link0")
         wait_for(lambda: probe.call("enable").success, 10, "enable (needs the bridge's object_pose)")
         t_run = probe.wait_mode("RUNNING")
-        wait_for(lambda: np.abs(measured(probe, fingers)).max() < 0.005, 5, "fingers closed")
-        assert all(np.allclose(x, PANDA_GRIPPER["closed"]) for t, x in hand if t > t_run + 0.1)
+        wait_for(lambda: np.abs(measured(probe, fingers)).max() < 0.005, 5, "fingers closed")  # from 4 cm open
+        assert hand and all(np.allclose(x, PANDA_GRIPPER["closed"]) for t, x in hand if t > t_run)
         probe.estop_pub.publish(Bool(data=True))
         t_damp = probe.wait_mode("DAMPING")
+        assert probe.call("reset").success
+        probe.wait_mode("STANDING")
         time.sleep(1.0)
         after = [x for t, x in hand if t > t_damp + 0.1]
         assert len(after) > 20 and all(np.allclose(x, PANDA_GRIPPER["closed"]) for x in after)  # never reopened

@@ -1,11 +1,12 @@
 """The ROS-free controller serving a grasping arm policy: finger state from joint_states, the object's position from
-perception, and the hand's command, which a fault never opens."""
+perception, and the hand's command, which only the policy changes: neither a fault, nor a reset, nor the soft start
+opens a closed hand."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixture_policy import PANDA_GRIPPER, lift_metadata, write_policy
+from fixture_policy import PANDA_GRIPPER, write_closing_lift_policy
 
 from sim2real_deploy.controller import ControllerConfig, Mode, PolicyController
 from sim2real_deploy.policy_file import OnnxPolicy
@@ -20,10 +21,7 @@ CUBE = (0.5, 0.05, 0.025)
 @pytest.fixture(scope="module")
 def policy(tmp_path_factory) -> OnnxPolicy:
     """Random arm outputs near zero; the hand's output biased to -1: it always closes (close_below 0)."""
-    meta = lift_metadata()
-    bias = np.zeros(len(meta["joint_names"]) + 1)
-    bias[-1] = -1.0
-    return OnnxPolicy(write_policy(tmp_path_factory.mktemp("lift") / "lift.onnx", meta, out_bias=bias))
+    return OnnxPolicy(write_closing_lift_policy(tmp_path_factory.mktemp("lift") / "lift.onnx"))
 
 
 def make(policy: OnnxPolicy, **cfg) -> PolicyController:
@@ -44,7 +42,7 @@ def running(ctrl: PolicyController) -> float:
         t += DT
     ctrl.set_pose_target(POSITION, DOWN, t)
     ok, msg = ctrl.enable(t)
-    assert not ok and "no object_pose yet" in msg  # standing needed no object; the policy does
+    assert not ok and "object_pose" in msg  # standing needed no (valid) object; the policy does
     ctrl.set_object_position(CUBE, t)
     assert ctrl.enable(t)[0] and ctrl.mode == Mode.RUNNING
     return t
@@ -57,12 +55,15 @@ def test_joint_states_without_the_fingers_are_not_enough(policy):
     assert ctrl.gripper_target is None  # a hand the node never commanded gets nothing
 
 
-def test_standing_opens_the_hand_and_the_policy_reads_fingers_and_object(policy):
+def test_the_hand_is_left_alone_until_the_policy_runs_and_the_policy_reads_fingers_and_object(policy):
     ctrl = make(policy)
-    feed(ctrl, 0.0, fingers=np.array([0.01, 0.01]))
+    feed(ctrl, 0.0, fingers=np.array([0.01, 0.01]))  # the hand holds something
     ctrl.step(0.0)
+    assert ctrl.mode == Mode.STANDING and ctrl.gripper_target is None  # the soft start moves the arm only
+    ctrl.set_object_position((np.nan, 0.0, 0.0), 0.0)  # perception not ready yet: no policy reads it, no fault
+    feed(ctrl, DT, fingers=np.array([0.01, 0.01]))
+    ctrl.step(DT)
     assert ctrl.mode == Mode.STANDING
-    np.testing.assert_array_equal(ctrl.gripper_target, OPEN)
     t = running(ctrl)
     for _ in range(2):  # the second tick's observation holds the first tick's action
         t += DT
@@ -93,16 +94,25 @@ def test_lost_perception_damps_and_the_hand_stays_closed(policy, bad):
     np.testing.assert_array_equal(ctrl.gripper_target, CLOSED)
     if bad == "nan":
         ctrl.set_object_position((np.nan, 0.0, 0.0), t)
-    steps = 1 if bad == "nan" else round(ctrl.config.object_timeout / DT) + 1  # the next tick past the timeout
-    for _ in range(steps):
+    last_pose = t
+    while ctrl.mode == Mode.RUNNING and t < last_pose + 1.0:
         t += DT
         feed(ctrl, t, fingers=CLOSED + 0.02)
         target = ctrl.step(t)
     assert ctrl.mode == Mode.DAMPING and "object_pose" in ctrl.reason
+    timeout = ctrl.config.object_timeout
+    late = t - last_pose
+    assert late == pytest.approx(DT) if bad == "nan" else timeout - 1e-9 <= late <= timeout + DT  # not a tick early
     assert np.all((target >= ctrl.pos_lo) & (target <= ctrl.pos_hi))
     for _ in range(20):  # DAMPING: a fault never opens a closed hand (that would drop what it holds)
         t += DT
         feed(ctrl, t, fingers=CLOSED + 0.02)
         ctrl.step(t)
         np.testing.assert_array_equal(ctrl.gripper_target, CLOSED)
-    assert ctrl.reset(t)[0] and ctrl.gripper_target is None
+    assert ctrl.reset(t)[0]
+    for _ in range(20):  # nor do the reset and the soft start after it
+        t += DT
+        feed(ctrl, t, fingers=CLOSED + 0.02)
+        ctrl.step(t)
+        np.testing.assert_array_equal(ctrl.gripper_target, CLOSED)
+    assert ctrl.mode == Mode.STANDING

@@ -149,3 +149,24 @@ def test_foreign_onnx_refused(ros_context, foreign_policy, tmp_path):
         cwd=REPO,
     )
     assert out.returncode == 1 and "not exported by sim2real" in out.stdout + out.stderr
+
+
+def test_each_policy_kind_listens_to_its_own_inputs_only(ros_context, fixture_policy, policy_dir):
+    """A legged policy reads imu and cmd_vel; an arm reads target_pose (a stray cmd_vel must not reach it: its
+    controller refuses velocity commands), a grasping arm object_pose too."""
+    from fixture_policy import write_closing_lift_policy
+
+    reach = REPO / "assets/policies/panda_reach/policy.onnx"
+    lift = write_closing_lift_policy(policy_dir / "lift.onnx")
+    common = {"joint_states", "estop"}
+    expected = {
+        fixture_policy: common | {"imu", "cmd_vel"},
+        reach: common | {"target_pose"},
+        lift: common | {"target_pose", "object_pose"},
+    }
+    for policy, topics in expected.items():
+        node = PolicyNode(context=ros_context, parameter_overrides=[Parameter("policy_path", value=str(policy))])
+        try:
+            assert {sub.topic_name.lstrip("/") for sub in node.subscriptions} == topics, policy.name
+        finally:
+            node.destroy_node()

@@ -146,8 +146,10 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
             push_velocity=args.push_velocity,
         ),
     )
+    # the terrain check's tolerances (survival as the mode asks), then whatever the user set
+    criteria = replace(TERRAIN_THRESHOLDS, min_survival=base.thresholds.min_survival) if args.terrain else None
     th = replace(
-        base.thresholds,
+        criteria or base.thresholds,
         **_given(
             max_lin_err=args.max_lin_err,
             max_yaw_err=args.max_yaw_err,
@@ -159,8 +161,6 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
         ),
     )
     schedule = TERRAIN_SCHEDULE if args.terrain else base.schedule
-    if args.terrain:
-        th = replace(TERRAIN_THRESHOLDS, min_survival=base.thresholds.min_survival)
     if args.segment:
         schedule = tuple(Segment(n, float(s), (float(vx), float(vy), float(wz))) for n, vx, vy, wz, s in args.segment)
     return replace(

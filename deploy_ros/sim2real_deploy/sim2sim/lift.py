@@ -186,13 +186,9 @@ def put_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     mujoco.mj_forward(model, data)
 
 
-def cube_pose(robot: MujocoRobot) -> tuple[np.ndarray, np.ndarray]:
-    """The cube's position [m] and orientation (w, x, y, z) in the arm's base frame: what perception would report."""
-    return EndEffectorFrame(robot).body_pose(robot.model.body(CUBE).id)
-
-
 def _cube_in_base(robot: MujocoRobot) -> np.ndarray:
-    return cube_pose(robot)[0]
+    """The cube's position in the arm's base frame: what perception would report."""
+    return EndEffectorFrame(robot).body_pose(robot.model.body(CUBE).id)[0]
 
 
 def _trial(

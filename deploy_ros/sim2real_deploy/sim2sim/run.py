@@ -72,29 +72,19 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
 
 def run_terrain(policy_path: str | Path, cfg: Sim2SimConfig, tiles: list[str] | None = None) -> dict[str, Any]:
     """``cfg`` (its episodes, randomisation and criteria) on each tile of the file ``cfg.terrain`` (``tiles``: a
-    subset, in order); passes when every tile passes. Each tile's full report goes to ``<out_dir>/<tile>/``."""
+    subset, in order); passes when every tile passes. Each tile's full report goes to ``<out_dir>/<tile>/``, its video
+    (``cfg.video``) to ``<video stem>_<tile>.mp4``."""
     available = load_tiles(cfg.terrain)
     names = list(available) if tiles is None else tiles
     made_for = next(iter(available.values())).info.get("robot")
     robot = read_metadata(policy_path).raw["robot"]["name"]
     warnings = [] if made_for in (None, robot) else [f"tiles made for the {made_for}; the policy is the {robot}'s"]
-    rows, reports = [], {}
+    rows = []
     for name in names:
         out = None if cfg.out_dir is None else str(Path(cfg.out_dir) / name)
-        report = run_sim2sim(policy_path, replace(cfg, terrain_tile=name, out_dir=out, video=None))
-        walk = next(s for s in report["segments"] if not s["name"].startswith("stand"))
-        command = next(seg.command[0] for seg in cfg.schedule if seg.name == walk["name"])
-        vx = walk.get("measured_mean", {}).get("vx")
-        rows.append(
-            {
-                "tile": name,
-                "passed": report["passed"],
-                "survival_rate": report["survival_rate"],
-                "speed_ratio": None if vx is None else round(vx / command, 3),
-                "failed": report["failed"],
-            }
-        )
-        reports[name] = report
+        video = None if cfg.video is None else str(Path(cfg.video).with_stem(f"{Path(cfg.video).stem}_{name}"))
+        report = run_sim2sim(policy_path, replace(cfg, terrain_tile=name, out_dir=out, video=video))
+        rows.append({"tile": name, **_tile_row(report, cfg)})
     summary = {
         "policy": str(policy_path),
         "terrain": cfg.terrain,
@@ -107,6 +97,21 @@ def run_terrain(policy_path: str | Path, cfg: Sim2SimConfig, tiles: list[str] | 
         Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
         (Path(cfg.out_dir) / "terrain_report.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def _tile_row(report: dict[str, Any], cfg: Sim2SimConfig) -> dict[str, Any]:
+    """A tile's verdict, survival and forward speed over its command (the walking segments' mean; None without one)."""
+    ratios = []
+    for segment, row in zip(cfg.schedule, report["segments"], strict=True):
+        vx = row.get("measured_mean", {}).get("vx")
+        if segment.command[0] and vx is not None:
+            ratios.append(vx / segment.command[0])
+    return {
+        "passed": report["passed"],
+        "survival_rate": report["survival_rate"],
+        "speed_ratio": round(float(np.mean(ratios)), 3) if ratios else None,
+        "failed": report["failed"],
+    }
 
 
 def _robot(meta: Any, cfg: Sim2SimConfig) -> MujocoRobot:
