@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,20 @@ def test_reward_is_higher_with_the_hand_at_the_target(env):
     away = _tracking_reward(env)
     assert (at_target > away + 0.05).all()
     assert (_critic(env)[:, 28:31].norm(dim=-1) > 0.3).all()
+
+
+def test_fine_orientation_kernel_on_hand_computed_errors(env):
+    """1 - tanh(angle / 0.2): 1 at the target orientation, 1 - tanh(1) = 0.2384 at 0.2 rad about the hand's z axis."""
+    from isaaclab.utils.math import quat_from_euler_xyz, quat_mul
+
+    env.reset()
+    pos_b, quat_b = _place_arm(env, offset=0.0)
+    command = env.unwrapped.command_manager.get_term("ee_pose")
+    term = env.unwrapped.reward_manager.get_term_cfg("ee_orientation_fine")
+    command.pose_command_b[:] = torch.cat((pos_b, quat_b), dim=-1)
+    at_target = term.func(env.unwrapped, **term.params)
+    turn = quat_from_euler_xyz(*(torch.full((len(quat_b),), v) for v in (0.0, 0.0, 0.2)))
+    command.pose_command_b[:, 3:] = quat_mul(quat_b, turn)
+    turned = term.func(env.unwrapped, **term.params)
+    torch.testing.assert_close(at_target, torch.ones_like(at_target), atol=2e-3, rtol=0)
+    torch.testing.assert_close(turned, torch.full_like(turned, 1 - math.tanh(1.0)), atol=2e-3, rtol=0)

@@ -41,6 +41,14 @@ def ee_pose_error_w(env: ManagerBasedRLEnv, command_name: str, asset_cfg: SceneE
     return torch.cat((pos_err, rot_err), dim=-1)
 
 
+def orientation_command_error_tanh(
+    env: ManagerBasedRLEnv, std: float, command_name: str, asset_cfg: SceneEntityCfg
+) -> torch.Tensor:
+    """``1 - tanh(angle / std)`` of the orientation error [rad]: the fine orientation kernel Isaac Lab's reach has
+    for position only (``position_command_error_tanh``)."""
+    return 1 - torch.tanh(orientation_command_error(env, command_name, asset_cfg) / std)  # noqa: F405
+
+
 def joint_friction(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg) -> torch.Tensor:
     """Per-joint Coulomb friction the physics uses [N m] (randomised at startup)."""
     return env.scene[asset_cfg.name].data.joint_friction_coeff.torch[:, asset_cfg.joint_ids]

@@ -169,6 +169,11 @@ class RewardsCfg:
         weight=-0.1,
         params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY)},
     )
+    ee_orientation_fine = RewTerm(  # off (weight 0) until measured: env.rewards.ee_orientation_fine.weight=0.1
+        func=mdp.orientation_command_error_tanh,
+        weight=0.0,
+        params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY), "std": 0.2},
+    )
     action_rate = RewTerm(func=mdp.action_rate_l2, weight=-1.0e-4)
     joint_vel = RewTerm(func=mdp.joint_vel_l2, weight=-1.0e-4, params={"asset_cfg": _arm()})
 
