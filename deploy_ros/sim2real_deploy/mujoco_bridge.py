@@ -63,16 +63,13 @@ class MujocoBridge(Node):
         self.end_effector = None if meta.floating_base else EndEffectorFrame(self.robot)
         self.base_frame = meta.raw["robot"].get("base_body", "base_link")
         self.gripper = lift.Gripper(self.robot) if meta.gripper else None
-        if self.gripper is not None:
-            cube = lift.nominal_cube(meta)
-            lift.resize_cube(self.robot, cube)
+        if self.gripper is None:
+            self.robot.reset(keyframe=p["initial_keyframe"])
+        else:
             self.cube = self.robot.model.body(lift.CUBE).id
             if p["initial_keyframe"]:  # add_cube drops the MJCF's keyframes (they no longer fit the model)
                 self.get_logger().warning(f"keyframe {p['initial_keyframe']!r} ignored with the cube: default pose")
-        self.robot.reset(keyframe=p["initial_keyframe"])
-        if self.gripper is not None:
-            self.gripper.reset()
-            lift.put_cube(self.robot, cube)
+            lift.reset_with_cube(self.robot, self.gripper, lift.nominal_cube(meta))
         names = meta.joint_names
         command_names = list(p["command_joint_names"])
         self.command_index = np.array([names.index(n) for n in command_names]) if command_names else None

@@ -125,8 +125,7 @@ def run_lift(policy_path: str | Path, cfg: LiftConfig | None = None) -> dict[str
     gripper, observe = Gripper(robot), ObservationBuilder.from_metadata(meta)
     rng = np.random.default_rng(cfg.seed)
     targets = np.array(cfg.targets) if cfg.targets else sample_targets(meta, cfg.trials, rng)
-    mass = _trained_range(meta, "object_mass", "mass_distribution_params", cfg.cube_mass)
-    friction = _trained_range(meta, "object_friction", "static_friction_range", cfg.cube_friction)
+    mass, friction = _cube_ranges(meta, cfg)
     rows = [
         _trial(policy, robot, gripper, observe, target, _sample_cube(cfg, mass, friction, rng), cfg)
         for target in targets
@@ -140,8 +139,7 @@ def run_lift(policy_path: str | Path, cfg: LiftConfig | None = None) -> dict[str
 def nominal_cube(meta: PolicyMetadata, cfg: LiftConfig | None = None) -> dict[str, float]:
     """The middle of every trial range, at the start spot's centre (the ROS bridge's cube)."""
     cfg = cfg or LiftConfig()
-    mass = _trained_range(meta, "object_mass", "mass_distribution_params", cfg.cube_mass)
-    friction = _trained_range(meta, "object_friction", "static_friction_range", cfg.cube_friction)
+    mass, friction = _cube_ranges(meta, cfg)
     x, y = cfg.cube_start
     return {
         "size": float(np.mean(cfg.cube_size)),
@@ -150,6 +148,21 @@ def nominal_cube(meta: PolicyMetadata, cfg: LiftConfig | None = None) -> dict[st
         "x": x,
         "y": y,
     }
+
+
+def _cube_ranges(meta: PolicyMetadata, cfg: LiftConfig) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Cube mass and friction ranges: the ones recorded in the file's training randomisation, else the config's."""
+    mass = _trained_range(meta, "object_mass", "mass_distribution_params", cfg.cube_mass)
+    friction = _trained_range(meta, "object_friction", "static_friction_range", cfg.cube_friction)
+    return mass, friction
+
+
+def reset_with_cube(robot: MujocoRobot, gripper: Gripper, cube: dict[str, float], keyframe: str = "") -> None:
+    """Arm at rest (``keyframe`` if the model keeps it), hand open, ``cube`` on the table at its start spot."""
+    _resize_cube(robot, cube)
+    robot.reset(keyframe=keyframe)
+    gripper.reset()
+    _put_cube(robot, cube)
 
 
 def _sample_cube(cfg: LiftConfig, mass: tuple, friction: tuple, rng: np.random.Generator) -> dict[str, float]:
@@ -163,7 +176,7 @@ def _sample_cube(cfg: LiftConfig, mass: tuple, friction: tuple, rng: np.random.G
     }
 
 
-def resize_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
+def _resize_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     """This trial's cube; before the reset (recomputing the model's derived constants resets the pose)."""
     model, data = robot.model, robot.data
     geom, body = model.geom(CUBE).id, model.body(CUBE).id
@@ -175,7 +188,7 @@ def resize_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     mujoco.mj_setConst(model, data)
 
 
-def put_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
+def _put_cube(robot: MujocoRobot, cube: dict[str, float]) -> None:
     """At rest on the table at its start spot (the arm's base frame is the world's: a fixed base at the origin), with
     its friction (after the robot's reset, which restores every geom's nominal friction)."""
     model, data = robot.model, robot.data
@@ -201,10 +214,7 @@ def _trial(
     cfg: LiftConfig,
 ) -> dict[str, Any]:
     meta, dt = robot.meta, robot.model.opt.timestep
-    resize_cube(robot, cube)
-    robot.reset()
-    gripper.reset()
-    put_cube(robot, cube)
+    reset_with_cube(robot, gripper, cube)
     command, last_action = command_vector(meta, target), np.zeros(meta.num_actions)
     steps, needed = round(cfg.episode_s / meta.control_dt), round(cfg.hold_s / meta.control_dt)
     held, best, lifted = 0, np.inf, 0.0
