@@ -212,6 +212,7 @@ class RewardsCfg:
         weight=-1.0,
         params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0},
     )
+    gait_contact: RewTerm | None = None  # set with the gait clock (VelocityEnvCfg.gait_period)
 
 
 @configclass
@@ -239,6 +240,13 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     rewards: RewardsCfg = RewardsCfg()
     terminations: TerminationsCfg = TerminationsCfg()
     events: EventsCfg = EventsCfg()
+    gait_period: float = 0.0
+    """Gait clock period [s]; 0: none. With one, the policy and critic observe the phase (``gait_phase``) and each
+    foot earns ``gait_contact_weight`` per step for a contact state on the schedule ``gait_offsets`` while the
+    command asks for motion: an oscillator the deterministic policy can step with, where without one the exploration
+    noise does the stepping early in training (``benchmarks/tracking_gap.py``)."""
+    gait_offsets: tuple[float, ...] = ()  # phase offset per foot body, in the spec's foot order. Override in robot cfg.
+    gait_contact_weight: float = 0.1  # Override in robot cfg.
 
     def __post_init__(self):
         self.decimation = 4
@@ -252,6 +260,30 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     def finalize(self) -> None:
         """What depends on overridable fields, applied after the overrides (``sim2real.config.load_task``).
         Override in task cfg (and call super)."""
+        if self.gait_period > 0:
+            self._add_gait_clock()
+
+    def _add_gait_clock(self) -> None:
+        """The phase observation and the contact-schedule reward; ``gait_period`` > 0. Override in robot cfg (and
+        call super) to add more gait terms."""
+        from sim2real.config import ConfigError  # a user's override: a one-line error
+
+        feet = list(ROBOTS[self.robot].foot_bodies)
+        if len(self.gait_offsets) != len(feet):
+            raise ConfigError(f"env.gait_offsets has {len(self.gait_offsets)} values for the {len(feet)} feet {feet}")
+        phase = ObsTerm(func=mdp.gait_phase, params={"period": self.gait_period})
+        self.observations.policy.gait_phase = phase
+        self.observations.critic.gait_phase = phase
+        self.rewards.gait_contact = RewTerm(
+            func=mdp.gait_contact,
+            weight=self.gait_contact_weight,
+            params={
+                "sensor_cfg": SceneEntityCfg("contact_forces", body_names=feet, preserve_order=True),  # offsets' order
+                "command_name": "base_velocity",
+                "period": self.gait_period,
+                "offsets": list(self.gait_offsets),
+            },
+        )
 
     def apply_robot(self, spec: RobotSpec) -> None:
         """Point every body- and joint-naming term at ``spec``; called once from ``__post_init__``."""

@@ -8,7 +8,6 @@ Termination on pelvis or torso contact comes from the robot spec (``fall_contact
 
 from __future__ import annotations
 
-from isaaclab.managers import ObservationTermCfg as ObsTerm
 from isaaclab.managers import RewardTermCfg as RewTerm
 from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass
@@ -48,18 +47,17 @@ class G1RewardsCfg(RewardsCfg):
     joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
     joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
     joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
-    gait_contact: RewTerm | None = None  # set with the gait clock (G1FlatEnvCfg.gait_period)
-    feet_swing_height: RewTerm | None = None
+    feet_swing_height: RewTerm | None = None  # set with the gait clock (env.gait_period)
 
 
 @configclass
 class G1FlatEnvCfg(VelocityEnvCfg):
     robot = "g1"
     rewards: G1RewardsCfg = G1RewardsCfg()
-    gait_period: float = 0.0
-    """Gait clock period [s]; 0: none. With one (``env.gait_period=0.8``), the policy and critic observe the phase
-    (``gait_phase``), feet earn contacts on schedule (left and right half a period apart, in stance 55 % of it) and
-    swinging feet are pulled to ``gait_swing_height``, as in unitree_rl_gym's G1 task."""
+    # the gait clock (VelocityEnvCfg.gait_period, e.g. env.gait_period=0.8), as in unitree_rl_gym's G1 task: left and
+    # right half a period apart, and swinging feet pulled to gait_swing_height
+    gait_offsets = (0.0, 0.5)
+    gait_contact_weight = 0.18
     gait_swing_height: float = 0.08  # [m] sole above the ground at swing
 
     def __post_init__(self):
@@ -79,21 +77,10 @@ class G1FlatEnvCfg(VelocityEnvCfg):
         rewards.dof_pos_limits.weight = -1.0  # only the ankles run into their limits while walking
         rewards.dof_pos_limits.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=[".*_ankle_.*_joint"])
 
-    def finalize(self) -> None:
-        super().finalize()
-        if self.gait_period > 0:
-            self._add_gait_clock(self.gait_period)
-
-    def _add_gait_clock(self, period: float) -> None:
+    def _add_gait_clock(self) -> None:
+        super()._add_gait_clock()
         feet = list(ROBOTS[self.robot].foot_bodies)
-        phase = ObsTerm(func=mdp.gait_phase, params={"period": period})
-        self.observations.policy.gait_phase = phase
-        self.observations.critic.gait_phase = phase
-        contacts = SceneEntityCfg("contact_forces", body_names=feet)
-        common = {"sensor_cfg": contacts, "command_name": "base_velocity"}
-        self.rewards.gait_contact = RewTerm(
-            func=mdp.gait_contact, weight=0.18, params={**common, "period": period, "offsets": [0.0, 0.5]}
-        )
+        common = {"sensor_cfg": SceneEntityCfg("contact_forces", body_names=feet), "command_name": "base_velocity"}
         self.rewards.feet_swing_height = RewTerm(
             func=mdp.feet_swing_height,
             weight=-20.0,

@@ -9,6 +9,7 @@ from sim2real.tasks.locomotion.velocity_env_cfg import VelocityEnvCfg
 @configclass
 class Go2FlatEnvCfg(VelocityEnvCfg):
     robot = "go2"
+    gait_offsets = (0.0, 0.5, 0.5, 0.0)  # a trot: FL with RR, FR with RL (the gait clock, env.gait_period)
 
 
 @configclass

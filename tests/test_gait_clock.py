@@ -1,4 +1,5 @@
-"""The G1's gait clock (``env.gait_period``): its phase term in training and on the robot side, its rewards.
+"""The gait clock (``env.gait_period``): its phase term in training and on the robot side, its rewards, and each
+robot's schedule (the G1's alternate steps, the Go2's trot).
 
 Its own module: it builds its own env, which cannot coexist with ``test_g1``'s module-wide one.
 """
@@ -14,6 +15,7 @@ from sim2real.export.task_interface import policy_terms
 from sim2real_deploy.observations import ObservationBuilder, RobotState
 
 G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
+GO2_TASK = "Sim2Real-Velocity-Flat-Go2-v0"
 NUM_ENVS, NUM_JOINTS = 4, 23
 
 
@@ -43,6 +45,24 @@ def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
         critic_terms = env.unwrapped.observation_manager.active_terms["critic"]
         assert "gait_phase" in critic_terms
         assert {"gait_contact", "feet_swing_height"} <= set(env.unwrapped.reward_manager.active_terms)
+
+
+def test_go2_trots_on_the_clock_and_bad_offsets_are_a_config_error():
+    """The Go2's schedule pairs diagonal feet (FL with RR, FR with RL) in the spec's foot order; no clock by default;
+    offsets that do not give one per foot are a one-line config error."""
+    from sim2real.config import ConfigError, load_task
+    from sim2real.robots import ROBOTS
+
+    assert load_task(GO2_TASK).env.rewards.gait_contact is None
+    env = load_task(GO2_TASK, ["env.gait_period=0.5"]).env
+    assert env.observations.policy.gait_phase.params == env.observations.critic.gait_phase.params == {"period": 0.5}
+    params = env.rewards.gait_contact.params
+    feet = params["sensor_cfg"].body_names
+    assert feet == list(ROBOTS["go2"].foot_bodies) and params["sensor_cfg"].preserve_order
+    phase = dict(zip((name[:2] for name in feet), params["offsets"], strict=True))
+    assert phase["FL"] == phase["RR"] and phase["FR"] == phase["RL"] and abs(phase["FL"] - phase["FR"]) == 0.5
+    with pytest.raises(ConfigError, match="2 values for the 4 feet"):
+        load_task(GO2_TASK, ["env.gait_period=0.5", "env.gait_offsets=[0,0.5]"])
 
 
 class _FakeEnv:
