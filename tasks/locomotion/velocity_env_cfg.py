@@ -33,6 +33,8 @@ from sim2real.tasks import mdp
 from sim2real.tasks.physics import newton_cpu
 
 GROUND_USD = str(ASSETS_DIR / "ground" / "ground_plane.usda")
+TROT = (0.0, 0.5, 0.5, 0.0)
+"""Gait-clock offsets of a trot for feet ordered FL, FR, RL, RR: diagonal pairs (FL with RR, FR with RL)."""
 
 
 @configclass
@@ -92,7 +94,7 @@ class PolicyObsCfg(ObsGroup):
         noise=Unoise(n_min=-1.5, n_max=1.5),
     )
     actions = ObsTerm(func=mdp.last_action)
-    gait_phase: ObsTerm | None = None  # a gait clock, for robots whose task sets one (G1: env.gait_period)
+    gait_phase: ObsTerm | None = None  # the gait clock, for tasks that set one (VelocityEnvCfg.gait_period)
 
     enable_corruption = True  # each term's sensor noise
 
@@ -242,7 +244,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     events: EventsCfg = EventsCfg()
     gait_period: float = 0.0
     """Gait clock period [s]; 0: none. With one, the policy and critic observe the phase (``gait_phase``) and each
-    foot earns ``gait_contact_weight`` per step for a contact state on the schedule ``gait_offsets`` while the
+    foot earns ``gait_contact_weight`` per second for a contact state on the schedule ``gait_offsets`` while the
     command asks for motion: an oscillator the deterministic policy can step with, where without one the exploration
     noise does the stepping early in training (``benchmarks/tracking_gap.py``)."""
     gait_offsets: tuple[float, ...] = ()  # phase offset per foot body, in the spec's foot order. Override in robot cfg.

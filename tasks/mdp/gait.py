@@ -1,8 +1,9 @@
-"""A gait clock for bipeds: a phase observation and the rewards that tie foot contacts and swing height to it.
+"""A gait clock for legged robots: a phase observation and the rewards that tie foot contacts and swing height to it.
 
 The phase is episode time over the period, from 0 at each episode start; the robot side computes the same value
 from its control ticks since the policy took over (``sim2real_deploy.observations``, term ``gait_phase``). Foot
-``i`` is in stance while ``(phase + offsets[i]) mod 1 < stance_fraction``, as in unitree_rl_gym's G1 task.
+``i`` is in stance while ``(phase + offsets[i]) mod 1 < stance_fraction``, as in unitree_rl_gym's G1 task and
+unitree_rl_lab's ``feet_gait``.
 """
 
 from __future__ import annotations

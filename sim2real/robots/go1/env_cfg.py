@@ -2,9 +2,10 @@
 
 from isaaclab.utils import configclass
 
-from sim2real.tasks.locomotion.velocity_env_cfg import VelocityEnvCfg
+from sim2real.tasks.locomotion.velocity_env_cfg import TROT, VelocityEnvCfg
 
 
 @configclass
 class Go1FlatEnvCfg(VelocityEnvCfg):
     robot = "go1"
+    gait_offsets = TROT  # the gait clock (env.gait_period), feet FL, FR, RL, RR

@@ -3,13 +3,13 @@
 from isaaclab.utils import configclass
 
 from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
-from sim2real.tasks.locomotion.velocity_env_cfg import VelocityEnvCfg
+from sim2real.tasks.locomotion.velocity_env_cfg import TROT, VelocityEnvCfg
 
 
 @configclass
 class Go2FlatEnvCfg(VelocityEnvCfg):
     robot = "go2"
-    gait_offsets = (0.0, 0.5, 0.5, 0.0)  # a trot: FL with RR, FR with RL (the gait clock, env.gait_period)
+    gait_offsets = TROT  # the gait clock (env.gait_period), feet FL, FR, RL, RR
 
 
 @configclass
