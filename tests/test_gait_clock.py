@@ -63,6 +63,9 @@ def test_go2_trots_on_the_clock_and_bad_offsets_are_a_config_error():
     assert phase["FL"] == phase["RR"] and phase["FR"] == phase["RL"] and abs(phase["FL"] - phase["FR"]) == 0.5
     with pytest.raises(ConfigError, match="2 values for the 4 feet"):
         load_task(GO2_TASK, ["env.gait_period=0.5", "env.gait_offsets=[0,0.5]"])
+    g1 = load_task(G1_TASK, ["env.gait_period=0.8"]).env.rewards  # the G1 alternates its feet, as before
+    assert (g1.gait_contact.weight, g1.gait_contact.params["offsets"]) == (0.18, [0.0, 0.5])
+    assert g1.feet_swing_height.weight == -20.0
 
 
 class _FakeEnv:
