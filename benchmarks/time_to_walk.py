@@ -28,10 +28,12 @@ from sim2real_deploy.sim2sim.config import AXES
 
 
 def checkpoints(run_dir: Path, every: int, start: int = 0) -> list[tuple[int, Path]]:
-    found = (
+    """Every ``every``-th checkpoint from ``start`` on, and the run's last one (``model_<max_iterations - 1>.pt``)."""
+    found = sorted(
         (int(m.group(1)), p) for p in run_dir.glob("model_*.pt") if (m := re.fullmatch(r"model_(\d+)\.pt", p.name))
     )
-    return sorted((it, p) for it, p in found if it > 0 and it >= start and it % every == 0)
+    last = found[-1][0] if found else None
+    return [(it, p) for it, p in found if it > 0 and it >= start and (it % every == 0 or it == last)]
 
 
 def started_at(run_dir: Path) -> float:
