@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from sim2real.curves import read_scalars
+from sim2real.runlog import machine_description
 
 CURVES = {
     "episode_length": "Train/mean_episode_length",
@@ -70,8 +71,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     runs, found = labelled(args.run), labelled(args.checks)
-    report = {"machine": "x86_64, 2 logical cores", "note": args.note, "training": {}, "checks": {}}
-    for label, (run_dir, *_) in runs.items():
+    if bad := [label for label, dirs in runs.items() if len(dirs) > 1] + sorted(set(found) - set(runs)):
+        raise SystemExit(f"recipe_report: labels {bad}: each --checks label needs one --run with the same label")
+    report = {"machine": machine_description(), "note": args.note, "training": {}, "checks": {}}
+    for label, (run_dir,) in runs.items():
         report["training"][label] = curves(run_dir)
         report["checks"][label] = checks(found.get(label, []))
     args.out.write_text(json.dumps(report, indent=1) + "\n")
