@@ -21,6 +21,17 @@ def critic_mlp(hidden_dims: list[int]) -> RslRlMLPModelCfg:
 
 
 @configclass
+class PpoAlgorithmCfg(RslRlPpoAlgorithmCfg):
+    """rsl-rl's PPO settings plus an entropy schedule (:class:`sim2real.ppo.PPO`)."""
+
+    class_name: str = "sim2real.ppo:PPO"  # rsl-rl PPO + entropy schedule + data-to-divergence logging
+    entropy_coef_final: float | None = None
+    """Entropy coefficient from iteration ``entropy_anneal[1]`` on, reached linearly from ``entropy_coef`` at
+    ``entropy_anneal[0]``; None keeps ``entropy_coef`` throughout."""
+    entropy_anneal: tuple[int, int] = (0, 0)
+
+
+@configclass
 class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     num_steps_per_env = 24
     max_iterations = 300
@@ -35,8 +46,7 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     None keeps the fixed minibatch count of ``algorithm.num_mini_batches``."""
     actor = actor_mlp([128, 128, 128])
     critic = critic_mlp([128, 128, 128])
-    algorithm = RslRlPpoAlgorithmCfg(
-        class_name="sim2real.ppo:PPO",  # rsl-rl PPO + data-to-divergence logging
+    algorithm = PpoAlgorithmCfg(
         value_loss_coef=1.0,
         use_clipped_value_loss=True,
         clip_param=0.2,

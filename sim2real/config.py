@@ -78,6 +78,7 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
     if settings["run_name"]:
         agent_cfg.run_name = settings["run_name"]
     _resolve_minibatches(agent_cfg, env_cfg.scene.num_envs)
+    _check_entropy_anneal(agent_cfg)
     return RunConfig(task, env_cfg, agent_cfg, settings)
 
 
@@ -104,6 +105,12 @@ def _resolve_minibatches(agent_cfg: Any, num_envs: int) -> None:
     if not 0 < size <= batch:
         raise ConfigError(f"agent.minibatch_size={size} must be in 1..{batch} (num_envs x num_steps_per_env)")
     agent_cfg.algorithm.num_mini_batches = batch // size
+
+
+def _check_entropy_anneal(agent_cfg: Any) -> None:
+    start, end = getattr(agent_cfg.algorithm, "entropy_anneal", (0, 0))
+    if not 0 <= start <= end:
+        raise ConfigError(f"agent.algorithm.entropy_anneal=[{start},{end}] must be [start,end] with 0 <= start <= end")
 
 
 def apply_overrides(roots: dict[str, Any], settings: dict[str, Any], overrides: list[str] | tuple[str, ...]) -> None:

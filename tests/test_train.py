@@ -10,6 +10,12 @@ import torch
 from conftest import run_cli
 
 TINY = ["env.scene.num_envs=8", "agent.num_steps_per_env=8", "agent.save_interval=1"]
+# entropy bonus 0.01 up to iteration 1, then linearly to 0 at iteration 3
+ENTROPY_SCHEDULE = [
+    "agent.algorithm.entropy_coef=0.01",
+    "agent.algorithm.entropy_coef_final=0.0",
+    "agent.algorithm.entropy_anneal=[1,3]",
+]
 
 
 sim2real = run_cli
@@ -18,7 +24,7 @@ sim2real = run_cli
 @pytest.fixture(scope="module")
 def trained_run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("logs")
-    result = sim2real("train", "--log-root", str(root), *TINY, "agent.max_iterations=2", cwd=root)
+    result = sim2real("train", "--log-root", str(root), *TINY, *ENTROPY_SCHEDULE, "agent.max_iterations=2", cwd=root)
     assert result.returncode == 0, result.stderr[-3000:]
     (run_dir,) = (root / "go2_flat").iterdir()
     return run_dir
@@ -51,6 +57,8 @@ def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
     step_before = next(iter(before["optimizer_state_dict"]["state"].values()))["step"]
     step_after = next(iter(after["optimizer_state_dict"]["state"].values()))["step"]
     assert step_after > step_before
+    # and the entropy schedule went on from iteration 2, not from its start
+    assert _scalars(trained_run, "Loss/entropy_coef") == pytest.approx([0.01, 0.01, 0.005, 0.0])
 
 
 def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
@@ -69,6 +77,7 @@ def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
         ("agent.algorithm.learnin_rate=1e-3", "Did you mean 'learning_rate'?"),
         ("physics=bullet", "Valid presets: newton_cpu, newton_gpu"),
         ("device=tpu", "device must be 'cpu' or 'cuda[:N]'"),
+        ("agent.algorithm.entropy_anneal=[5,2]", "must be [start,end] with 0 <= start <= end"),
     ],
 )
 def test_bad_override_is_a_clear_error(tmp_path: Path, override: str, message: str):
@@ -89,13 +98,21 @@ def test_corrupted_checkpoint_is_a_clear_error(trained_run: Path, tmp_path: Path
     assert not (tmp_path / "exported").exists()
 
 
-def test_data_to_divergence_is_logged(trained_run: Path):
+def _scalars(run_dir: Path, tag: str) -> list[float]:
+    """A TensorBoard scalar's values by iteration, over every event file of the run (a resume adds one)."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    events = EventAccumulator(str(trained_run))
-    events.Reload()
-    kl = [e.value for e in events.Scalars("Loss/kl_behaviour_updated")]
-    d2d = [e.value for e in events.Scalars("Loss/data_to_divergence")]
+    values = {}
+    for path in sorted(run_dir.glob("events.out.tfevents.*")):
+        events = EventAccumulator(str(path))
+        events.Reload()
+        values.update({e.step: e.value for e in events.Scalars(tag)})
+    return [values[step] for step in sorted(values)]
+
+
+def test_data_to_divergence_is_logged(trained_run: Path):
+    kl = _scalars(trained_run, "Loss/kl_behaviour_updated")
+    d2d = _scalars(trained_run, "Loss/data_to_divergence")
     samples = 8 * 8  # num_envs x num_steps_per_env of TINY
     assert len(kl) == len(d2d) >= 2 and all(k > 0 for k in kl)
     assert d2d == pytest.approx([samples / k for k in kl], rel=1e-4)
