@@ -73,13 +73,15 @@ class _FakeEnv:
 
     step_dt, device = 0.02, "cpu"
 
-    def __init__(self, ticks, forces, heights, command):
+    def __init__(self, ticks, forces, heights, command, joint_pos=None, default_joint_pos=None):
         from types import SimpleNamespace as NS
 
         self.episode_length_buf = torch.tensor(ticks)
         self.command_manager = NS(get_command=lambda name: torch.tensor(command, dtype=torch.float32))
         contact = NS(data=NS(net_forces_w=NS(torch=torch.tensor(forces))))
-        robot = NS(data=NS(body_pos_w=NS(torch=torch.tensor(heights))))
+        pose = {"joint_pos": joint_pos, "default_joint_pos": default_joint_pos}
+        joints = {k: NS(torch=torch.tensor(v)) for k, v in pose.items() if v is not None}
+        robot = NS(data=NS(body_pos_w=NS(torch=torch.tensor(heights)), **joints))
         self.scene = type("Scene", (), {"sensors": {"contact_forces": contact}, "__getitem__": lambda s, k: robot})()
 
 
@@ -104,3 +106,21 @@ def test_gait_rewards_on_hand_computed_values():
     assert gait_contact(env, sensor, **schedule).tolist() == [0.0, 2.0, 0.0]
     swing = feet_swing_height(env, sensor, feet, "base_velocity", target_height=0.08, foot_offset=0.035)
     assert swing.tolist() == pytest.approx([0.03**2, 0.085**2, 0.0])
+
+
+def test_stand_still_on_hand_computed_values():
+    """Joint deviation from the default pose counts only while the command is zero; turning in place is motion."""
+    from isaaclab.managers import SceneEntityCfg
+
+    from sim2real.tasks.mdp.gait import stand_still
+
+    default = [[0.1, 0.8, -1.5]] * 3
+    joint_pos = [[0.2, 0.6, -1.5], [0.2, 0.6, -1.5], [0.2, 0.6, -1.5]]  # 0.1 + 0.2 + 0 rad off in every env
+    commands = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.5], [0.05, 0.03, 0.0]]  # standing, turning, below the 0.1 threshold
+    env = _FakeEnv([0] * 3, [[[0.0] * 3]] * 3, [[[0.0] * 3]] * 3, commands, joint_pos, default)
+    assert stand_still(env, "base_velocity", SceneEntityCfg("robot")).tolist() == pytest.approx([0.3, 0.0, 0.3])
+    from sim2real.config import load_task
+
+    rewards = load_task(GO2_TASK, ["env.gait_period=0.5", "env.gait_stand_still_weight=-0.5"]).env.rewards
+    assert rewards.stand_still.weight == -0.5
+    assert load_task(GO2_TASK, ["env.gait_period=0.5"]).env.rewards.stand_still is None

@@ -215,6 +215,7 @@ class RewardsCfg:
         params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0},
     )
     gait_contact: RewTerm | None = None  # set with the gait clock (VelocityEnvCfg.gait_period)
+    stand_still: RewTerm | None = None  # set with the gait clock when gait_stand_still_weight != 0
 
 
 @configclass
@@ -249,6 +250,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     noise does the stepping early in training (``benchmarks/tracking_gap.py``)."""
     gait_offsets: tuple[float, ...] = ()  # phase offset per foot body, in the spec's foot order. Override in robot cfg.
     gait_contact_weight: float = 0.1  # Override in robot cfg.
+    gait_stand_still_weight: float = 0.0
+    """Weight of ``stand_still`` (per second, per rad of joint deviation from the default pose) at zero command,
+    with the clock on; 0: no such term. Override in robot cfg."""
 
     def __post_init__(self):
         self.decimation = 4
@@ -286,6 +290,12 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 "offsets": list(self.gait_offsets),
             },
         )
+        if self.gait_stand_still_weight:
+            self.rewards.stand_still = RewTerm(
+                func=mdp.stand_still,
+                weight=self.gait_stand_still_weight,
+                params={"command_name": "base_velocity", "asset_cfg": SceneEntityCfg("robot", joint_names=".*")},
+            )
 
     def apply_robot(self, spec: RobotSpec) -> None:
         """Point every body- and joint-naming term at ``spec``; called once from ``__post_init__``."""

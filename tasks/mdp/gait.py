@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import torch
+from isaaclab.envs.mdp import joint_deviation_l1
 from isaaclab.managers import SceneEntityCfg
 
 if TYPE_CHECKING:
@@ -67,3 +68,9 @@ def feet_swing_height(
     swinging = (forces.norm(dim=-1) <= threshold).float()
     height = env.scene[asset_cfg.name].data.body_pos_w.torch[:, asset_cfg.body_ids, 2] - foot_offset
     return (swinging * (height - target_height).square()).sum(dim=1) * _moving(env, command_name)
+
+
+def stand_still(env: ManagerBasedRLEnv, command_name: str, asset_cfg: SceneEntityCfg) -> torch.Tensor:
+    """L1 distance of the joints from their default positions while the command is zero: the clock keeps running,
+    and a robot asked to stand should hold its pose instead of stepping with it (MuJoCo Playground's stand_still)."""
+    return joint_deviation_l1(env, asset_cfg) * (1.0 - _moving(env, command_name))
