@@ -89,6 +89,22 @@ def write_run_info(
         (run_dir / "git.diff").write_text(diff.stdout)
 
 
+def record_resume(run_dir: Path, checkpoint: Path, overrides: list[str], argv: list[str]) -> None:
+    """Log a resume in run.json. Its overrides join the run's own, so a later resume or export replays them."""
+    info = read_run_info(run_dir)
+    info["overrides"] = [*info.get("overrides", []), *overrides]
+    info.setdefault("resumes", []).append(
+        {
+            "checkpoint": checkpoint.name,
+            "overrides": overrides,
+            "command": argv,
+            "git_revision": git_revision(),
+            "at": datetime.datetime.now().isoformat(timespec="seconds"),
+        }
+    )
+    (Path(run_dir) / "run.json").write_text(json.dumps(info, indent=2))
+
+
 def read_run_info(run_dir: Path) -> dict:
     path = Path(run_dir) / "run.json"
     if not path.is_file():

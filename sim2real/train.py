@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 
 from sim2real.config import ConfigError, RunConfig, load_task, to_plain, world
-from sim2real.runlog import new_run_dir, read_run_info, recorded_overrides, resolve_checkpoint, write_run_info
+from sim2real.runlog import (
+    new_run_dir,
+    read_run_info,
+    record_resume,
+    recorded_overrides,
+    resolve_checkpoint,
+    write_run_info,
+)
 
 
 def seed_everything(seed: int) -> None:
@@ -80,7 +87,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         run_dir, checkpoint = resolve_checkpoint(resume)
         info = read_run_info(run_dir)
         task = info["task"]
-        overrides = [*recorded_overrides(info), *overrides]
+        resume_overrides, overrides = overrides, [*recorded_overrides(info), *overrides]
     from sim2real.export_run import record_interface, record_randomization
 
     run = load_task(task, overrides)
@@ -100,6 +107,8 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
         start = 0
         if resume is not None:
             load_checkpoint(runner, checkpoint)
+            if rank == 0:
+                record_resume(run_dir, checkpoint, resume_overrides, sys.argv)
             start = runner.current_learning_iteration + 1
             runner.current_learning_iteration = start
             print(f"resuming {run_dir} from {checkpoint.name} at iteration {start}/{run.agent.max_iterations}")

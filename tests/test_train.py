@@ -50,6 +50,9 @@ def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
     result = sim2real("train", "--resume", str(trained_run), "agent.max_iterations=4", cwd=trained_run)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "from model_1.pt at iteration 2/4" in result.stdout
+    info = json.loads((trained_run / "run.json").read_text())  # the resume is on record, and replayed by the next
+    assert info["overrides"][-1] == "agent.max_iterations=4"
+    assert [(r["checkpoint"], r["overrides"]) for r in info["resumes"]] == [("model_1.pt", ["agent.max_iterations=4"])]
     assert sorted(p.name for p in trained_run.glob("model_*.pt"))[-1] == "model_3.pt"
     after = torch.load(trained_run / "model_3.pt", weights_only=False)
     assert after["iter"] == 3
