@@ -22,13 +22,17 @@ def critic_mlp(hidden_dims: list[int]) -> RslRlMLPModelCfg:
 
 @configclass
 class PpoAlgorithmCfg(RslRlPpoAlgorithmCfg):
-    """rsl-rl's PPO settings plus an entropy schedule (:class:`sim2real.ppo.PPO`)."""
+    """rsl-rl's PPO settings plus entropy and action-std schedules (:class:`sim2real.ppo.PPO`)."""
 
-    class_name: str = "sim2real.ppo:PPO"  # rsl-rl PPO + entropy schedule + data-to-divergence logging
+    class_name: str = "sim2real.ppo:PPO"  # rsl-rl PPO + schedules + data-to-divergence logging
     entropy_coef_final: float | None = None
     """Entropy coefficient from iteration ``entropy_anneal[1]`` on, reached linearly from ``entropy_coef`` at
     ``entropy_anneal[0]``; None keeps ``entropy_coef`` throughout."""
     entropy_anneal: tuple[int, int] = (0, 0)
+    action_std_max_final: float | None = None
+    """Cap on the action std from iteration ``action_std_anneal[1]`` on, lowered linearly from the initial std at
+    ``action_std_anneal[0]``; None: no cap."""
+    action_std_anneal: tuple[int, int] = (0, 0)
 
 
 @configclass

@@ -78,7 +78,7 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
     if settings["run_name"]:
         agent_cfg.run_name = settings["run_name"]
     _resolve_minibatches(agent_cfg, env_cfg.scene.num_envs)
-    _check_entropy_anneal(agent_cfg)
+    _check_anneals(agent_cfg)
     return RunConfig(task, env_cfg, agent_cfg, settings)
 
 
@@ -107,10 +107,11 @@ def _resolve_minibatches(agent_cfg: Any, num_envs: int) -> None:
     agent_cfg.algorithm.num_mini_batches = batch // size
 
 
-def _check_entropy_anneal(agent_cfg: Any) -> None:
-    start, end = getattr(agent_cfg.algorithm, "entropy_anneal", (0, 0))
-    if not 0 <= start <= end:
-        raise ConfigError(f"agent.algorithm.entropy_anneal=[{start},{end}] must be [start,end] with 0 <= start <= end")
+def _check_anneals(agent_cfg: Any) -> None:
+    for name in ("entropy_anneal", "action_std_anneal"):
+        start, end = getattr(agent_cfg.algorithm, name, (0, 0))
+        if not 0 <= start <= end:
+            raise ConfigError(f"agent.algorithm.{name}=[{start},{end}] must be [start,end] with 0 <= start <= end")
 
 
 def apply_overrides(roots: dict[str, Any], settings: dict[str, Any], overrides: list[str] | tuple[str, ...]) -> None:

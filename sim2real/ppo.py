@@ -1,9 +1,10 @@
 """rsl-rl PPO plus an entropy schedule and the data-to-divergence ratio of every update.
 
-Entropy schedule: the entropy bonus goes linearly from ``entropy_coef`` to ``entropy_coef_final`` over the iterations
-``entropy_anneal`` = (start, end). Exploration noise first lets the policy find a gait; the bonus then keeps the
-action std high, and a policy tuned under that noise overshoots when run deterministically
-(``benchmarks/tracking_gap.py``), so it is taken away once walking has started.
+Schedules over iterations (start, end), linear in between: the entropy bonus from ``entropy_coef`` to
+``entropy_coef_final`` over ``entropy_anneal``, and a cap on the action std from its initial value to
+``action_std_max_final`` over ``action_std_anneal``. Exploration noise first lets the policy find a gait; but a policy
+tuned under that noise overshoots when run deterministically, as the robot runs it (``benchmarks/tracking_gap.py``),
+and PPO shrinks a state-independent std only slowly, so the noise is taken away once walking has started.
 
 Data-to-divergence (D2D) = transitions collected per iteration / mean KL(behaviour policy || updated policy) over
 those transitions. When reward plateaus while D2D falls, each update moves the policy a lot per sample: more
@@ -13,6 +14,8 @@ environments (more data per step) or a smaller step (lower learning rate / desir
 
 from __future__ import annotations
 
+import math
+
 import torch
 from rsl_rl.algorithms import PPO as RslRlPPO
 
@@ -21,35 +24,62 @@ KL_SAMPLES = 4096
 and an extra forward pass over every transition would cost ~1 % of a CPU iteration."""
 
 
+def linear_schedule(iteration: int, span: tuple[int, int], start_value: float, end_value: float) -> float:
+    """``start_value`` up to iteration ``span[0]``, then linearly to ``end_value`` at ``span[1]`` and after."""
+    start, end = span
+    if iteration >= end:
+        return end_value
+    if iteration <= start:
+        return start_value
+    return start_value + (iteration - start) / (end - start) * (end_value - start_value)
+
+
 class PPO(RslRlPPO):
     def __init__(
-        self, *args, entropy_coef_final: float | None = None, entropy_anneal: tuple[int, int] = (0, 0), **kwargs
+        self,
+        *args,
+        entropy_coef_final: float | None = None,
+        entropy_anneal: tuple[int, int] = (0, 0),
+        action_std_max_final: float | None = None,
+        action_std_anneal: tuple[int, int] = (0, 0),
+        **kwargs,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.entropy_coef_start = self.entropy_coef
-        self.entropy_coef_final = self.entropy_coef if entropy_coef_final is None else entropy_coef_final
-        self.entropy_anneal = tuple(entropy_anneal)
+        self.entropy_schedule = (tuple(entropy_anneal), self.entropy_coef, entropy_coef_final)
+        self.std_cap_schedule = (tuple(action_std_anneal), self._max_action_std(), action_std_max_final)
         self.iteration = 0  # of the next update; restored from a checkpoint's "iter" by load()
 
-    def entropy_coef_at(self, iteration: int) -> float:
-        start, end = self.entropy_anneal
-        if iteration >= end:
-            return self.entropy_coef_final
-        if iteration <= start:
-            return self.entropy_coef_start
-        fraction = (iteration - start) / (end - start)
-        return self.entropy_coef_start + fraction * (self.entropy_coef_final - self.entropy_coef_start)
-
     def load(self, loaded_dict: dict, load_cfg: dict | None, strict: bool) -> bool:
-        self.iteration = int(loaded_dict["iter"]) + 1  # a resumed run continues the schedule where it stopped
+        self.iteration = int(loaded_dict["iter"]) + 1  # a resumed run continues the schedules where they stopped
         return super().load(loaded_dict, load_cfg, strict)
 
     def update(self) -> dict[str, float]:
-        self.entropy_coef = self.entropy_coef_at(self.iteration)
-        self.iteration += 1
+        span, start, final = self.entropy_schedule
+        if final is not None:
+            self.entropy_coef = linear_schedule(self.iteration, span, start, final)
         losses = self._update_with_divergence()
         losses["entropy_coef"] = self.entropy_coef
+        span, start, final = self.std_cap_schedule
+        if final is not None:  # the cap on this iteration's rollouts, and the next one's, applied for them
+            losses["action_std_max"] = linear_schedule(self.iteration, span, start, final)
+            self._cap_action_std(linear_schedule(self.iteration + 1, span, start, final))
+        self.iteration += 1
         return losses
+
+    def _max_action_std(self) -> float:
+        distribution = self.actor.distribution
+        if distribution.std_type == "scalar":
+            return float(distribution.std_param.max())
+        return math.exp(float(distribution.log_std_param.max()))
+
+    def _cap_action_std(self, cap: float) -> None:
+        """Clamp the learned (state-independent) action std to at most ``cap`` for the next rollouts."""
+        distribution = self.actor.distribution
+        with torch.no_grad():
+            if distribution.std_type == "scalar":
+                distribution.std_param.clamp_(max=cap)
+            else:
+                distribution.log_std_param.clamp_(max=math.log(cap))
 
     def _update_with_divergence(self) -> dict[str, float]:
         storage = self.storage

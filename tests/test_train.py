@@ -10,11 +10,13 @@ import torch
 from conftest import run_cli
 
 TINY = ["env.scene.num_envs=8", "agent.num_steps_per_env=8", "agent.save_interval=1"]
-# entropy bonus 0.01 up to iteration 1, then linearly to 0 at iteration 3
-ENTROPY_SCHEDULE = [
+# entropy bonus 0.01 and action std cap 1 (the initial std) up to iteration 1, then linearly to 0 and 0.5 at 3
+SCHEDULES = [
     "agent.algorithm.entropy_coef=0.01",
     "agent.algorithm.entropy_coef_final=0.0",
     "agent.algorithm.entropy_anneal=[1,3]",
+    "agent.algorithm.action_std_max_final=0.5",
+    "agent.algorithm.action_std_anneal=[1,3]",
 ]
 
 
@@ -24,7 +26,7 @@ sim2real = run_cli
 @pytest.fixture(scope="module")
 def trained_run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("logs")
-    result = sim2real("train", "--log-root", str(root), *TINY, *ENTROPY_SCHEDULE, "agent.max_iterations=2", cwd=root)
+    result = sim2real("train", "--log-root", str(root), *TINY, *SCHEDULES, "agent.max_iterations=2", cwd=root)
     assert result.returncode == 0, result.stderr[-3000:]
     (run_dir,) = (root / "go2_flat").iterdir()
     return run_dir
@@ -60,8 +62,11 @@ def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
     step_before = next(iter(before["optimizer_state_dict"]["state"].values()))["step"]
     step_after = next(iter(after["optimizer_state_dict"]["state"].values()))["step"]
     assert step_after > step_before
-    # and the entropy schedule went on from iteration 2, not from its start
+    # and the schedules went on from iteration 2, not from their start
     assert _scalars(trained_run, "Loss/entropy_coef") == pytest.approx([0.01, 0.01, 0.005, 0.0])
+    assert _scalars(trained_run, "Loss/action_std_max") == pytest.approx([1.0, 1.0, 0.75, 0.5])
+    # the rollouts ran at the cap (the std would stay near 1 this soon); each update moves it a little
+    assert _scalars(trained_run, "Policy/mean_std")[2:] == pytest.approx([0.75, 0.5], abs=0.01)
 
 
 def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
@@ -81,6 +86,7 @@ def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
         ("physics=bullet", "Valid presets: newton_cpu, newton_gpu"),
         ("device=tpu", "device must be 'cpu' or 'cuda[:N]'"),
         ("agent.algorithm.entropy_anneal=[5,2]", "must be [start,end] with 0 <= start <= end"),
+        ("agent.algorithm.action_std_anneal=[-1,2]", "must be [start,end] with 0 <= start <= end"),
     ],
 )
 def test_bad_override_is_a_clear_error(tmp_path: Path, override: str, message: str):
