@@ -109,5 +109,6 @@ def policy_terms(env_cfg: Any) -> list[dict]:
             entry = {"name": name, "size": term(name).size_for(sizes), "scale": scale, "clip": cfg.clip}
             if term(name).params:  # e.g. the gait clock's period: the robot side computes the term from it
                 entry["params"] = {key: cfg.params[key] for key in term(name).params}
+                entry["params"].update({key: cfg.params[key] for key, _ in term(name).optional if key in cfg.params})
             terms.append(entry)
     return terms

@@ -22,29 +22,49 @@ NUM_ENVS, NUM_JOINTS = 4, 23
 def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
     """With ``env.gait_period``, policy and critic observe the clock; the exported term carries the period, and the
     robot side (counting control ticks since the policy took over) computes the same values per env, each env at
-    its own point of the clock (its own episode time)."""
+    its own point of the clock (its own episode time). With ``env.gait_still_when_standing`` the clock reads (0, 0)
+    on both sides while the command is zero."""
     captured = {}
-    with task_env(
-        G1_TASK, "env.gait_period=0.8", num_envs=NUM_ENVS, configure=lambda run: captured.update(run=run)
-    ) as env:
+    overrides = ("env.gait_period=0.8", "env.gait_still_when_standing=true")
+    with task_env(G1_TASK, *overrides, num_envs=NUM_ENVS, configure=lambda run: captured.update(run=run)) as env:
         run = captured["run"]
         terms = policy_terms(run.env)
-        assert terms[-1] == {"name": "gait_phase", "size": 2, "scale": 1.0, "clip": None, "params": {"period": 0.8}}
+        params = {"period": 0.8, "still_below": 0.1}
+        assert terms[-1] == {"name": "gait_phase", "size": 2, "scale": 1.0, "clip": None, "params": params}
         build = ObservationBuilder(terms[-1:], np.zeros(NUM_JOINTS), control_dt=env.unwrapped.step_dt)
-        state = RobotState(np.zeros(NUM_JOINTS), np.zeros(NUM_JOINTS))
-        assert build(state, np.zeros(3), np.zeros(NUM_JOINTS), tick=10) == pytest.approx([1.0, 0.0], abs=1e-6)
+        state, walk = RobotState(np.zeros(NUM_JOINTS), np.zeros(NUM_JOINTS)), np.array([0.5, 0.0, 0.0])
+        assert build(state, walk, np.zeros(NUM_JOINTS), tick=10) == pytest.approx([1.0, 0.0], abs=1e-6)
+        assert build(state, np.zeros(3), np.zeros(NUM_JOINTS), tick=10).tolist() == [0.0, 0.0]
         env.reset()
         env.unwrapped.episode_length_buf[1] = 17  # as if env 1 had started earlier
+        commands = env.unwrapped.command_manager.get_term("base_velocity").vel_command_b
+        commands[0], commands[1] = torch.tensor([0.0, 0.0, 0.0]), torch.tensor([0.6, 0.0, 0.0])  # env 0 stands
         for _ in range(30):
             obs = env.step(torch.zeros(NUM_ENVS, NUM_JOINTS))[0]
         ticks = env.unwrapped.episode_length_buf
         assert int(ticks[1]) != int(ticks[0])  # the envs are at different points of their clocks
+        command = env.unwrapped.command_manager.get_command("base_velocity")
+        assert obs["policy"][0, -2:].tolist() == [0.0, 0.0] and obs["policy"][1, -2:].abs().sum() > 0.5
         for e in range(NUM_ENVS):
-            want = build(state, np.zeros(3), np.zeros(NUM_JOINTS), tick=int(ticks[e]))
+            want = build(state, command[e].numpy(), np.zeros(NUM_JOINTS), tick=int(ticks[e]))
             np.testing.assert_allclose(obs["policy"][e, -2:].numpy(), want, atol=1e-5)
         critic_terms = env.unwrapped.observation_manager.active_terms["critic"]
         assert "gait_phase" in critic_terms
         assert {"gait_contact", "feet_swing_height"} <= set(env.unwrapped.reward_manager.active_terms)
+
+
+def test_a_clock_exported_without_still_below_runs_as_before():
+    """Metadata from before ``still_below`` (period only) keeps the clock running at zero command; a negative value
+    is refused."""
+    from sim2real_deploy.observations import Dims, ObservationError, check_terms
+
+    entry = {"name": "gait_phase", "size": 2, "scale": 1.0, "clip": None, "params": {"period": 0.5}}
+    build = ObservationBuilder([entry], np.zeros(3), control_dt=0.02)
+    state = RobotState(np.zeros(3), np.zeros(3))
+    assert build(state, np.zeros(3), np.zeros(3), tick=5) == pytest.approx([np.sin(0.4 * np.pi), np.cos(0.4 * np.pi)])
+    dims = Dims(joints=3, commands=3, actions=3)
+    with pytest.raises(ObservationError, match="params.still_below must be a number >= 0"):
+        check_terms([{**entry, "params": {"period": 0.5, "still_below": -1}}], dims, "base_velocity")
 
 
 def test_go2_trots_on_the_clock_and_bad_offsets_are_a_config_error():

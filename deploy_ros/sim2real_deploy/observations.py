@@ -60,6 +60,7 @@ class Term:
     size: int | str  # fixed size, or the name of a :class:`Dims` field
     value: Callable[..., np.ndarray | None]  # value(inputs, **params)
     params: tuple[str, ...] = ()  # the term's parameters, from its metadata entry's ``params``
+    optional: tuple[tuple[str, float], ...] = ()  # (name, value if the entry lacks it): parameters added later
 
     def size_for(self, dims: Dims) -> int:
         return self.size if isinstance(self.size, int) else getattr(dims, self.size)
@@ -71,10 +72,14 @@ def _gripper(x: Inputs) -> np.ndarray | None:
     return x.state.gripper_pos - x.default_gripper_pos
 
 
-def _gait_phase(x: Inputs, period: float) -> np.ndarray | None:
-    """sin, cos of the gait clock: ``(time / period) mod 1``, as training computes it from episode time."""
+def _gait_phase(x: Inputs, period: float, still_below: float = 0.0) -> np.ndarray | None:
+    """sin, cos of the gait clock: ``(time / period) mod 1``, as training computes it from episode time; (0, 0) while
+    the velocity command is below ``still_below`` (|(vx, vy)| + |yaw rate|): a clock that stops when the robot is
+    asked to stand."""
     if x.time is None:
         return None
+    if still_below > 0 and np.linalg.norm(x.command[:2]) + abs(x.command[2]) <= still_below:
+        return np.zeros(2)
     angle = 2.0 * np.pi * np.remainder(x.time / period, 1.0)
     return np.array([np.sin(angle), np.cos(angle)])
 
@@ -89,7 +94,7 @@ TERMS: dict[str, Term] = {
     "actions": Term("actions", lambda x: x.last_action),
     "gripper_pos": Term("gripper", _gripper),
     "object_position": Term(3, lambda x: x.state.object_pos_b),
-    "gait_phase": Term(2, _gait_phase, params=("period",)),
+    "gait_phase": Term(2, _gait_phase, params=("period",), optional=(("still_below", 0.0),)),
 }
 
 
@@ -117,6 +122,9 @@ def check_terms(terms: Sequence[Mapping[str, Any]], dims: Dims, command_interfac
         for key in term(name).params:
             if not (isinstance(params.get(key), int | float) and params[key] > 0):
                 raise ObservationError(f"observation term {name!r} needs a positive params.{key}")
+        for key, _ in term(name).optional:
+            if key in params and not (isinstance(params[key], int | float) and params[key] >= 0):
+                raise ObservationError(f"observation term {name!r}: params.{key} must be a number >= 0")
 
 
 class ObservationBuilder:
@@ -137,7 +145,9 @@ class ObservationBuilder:
             size = int(entry["size"])
             scale = np.broadcast_to(np.asarray(entry["scale"], dtype=np.float64), (size,))
             spec = term(entry["name"])
-            params = {key: float(entry["params"][key]) for key in spec.params}
+            given = entry.get("params") or {}
+            params = {key: float(given[key]) for key in spec.params}
+            params.update({key: float(given.get(key, default)) for key, default in spec.optional})
             self.terms.append((entry["name"], spec, params, size, scale, entry["clip"]))
 
     def __call__(

@@ -250,6 +250,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     noise does the stepping early in training (``benchmarks/tracking_gap.py``)."""
     gait_offsets: tuple[float, ...] = ()  # phase offset per foot body, in the spec's foot order. Override in robot cfg.
     gait_contact_weight: float = 0.1  # Override in robot cfg.
+    gait_still_when_standing: bool = False
+    """With the clock: the phase observation is (0, 0) while the command asks for no motion (``mdp.gait.MOVING``),
+    so a standing robot is not driven to step by it. Exported as ``gait_phase``'s ``still_below``."""
     gait_stand_still_weight: float = 0.0
     """Weight of ``stand_still`` (per second, per rad of joint deviation from the default pose) at zero command,
     with the clock on; 0: no such term. Override in robot cfg."""
@@ -277,7 +280,10 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         feet = list(ROBOTS[self.robot].foot_bodies)
         if len(self.gait_offsets) != len(feet):
             raise ConfigError(f"env.gait_offsets has {len(self.gait_offsets)} values for the {len(feet)} feet {feet}")
-        phase = ObsTerm(func=mdp.gait_phase, params={"period": self.gait_period})
+        params = {"period": self.gait_period}
+        if self.gait_still_when_standing:
+            params["still_below"] = mdp.gait.MOVING
+        phase = ObsTerm(func=mdp.gait_phase, params=params)
         self.observations.policy.gait_phase = phase
         self.observations.critic.gait_phase = phase
         self.rewards.gait_contact = RewTerm(

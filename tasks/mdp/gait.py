@@ -24,16 +24,26 @@ def _phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
     return torch.remainder(env.episode_length_buf.float() * env.step_dt / period, 1.0)
 
 
-def gait_phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
-    """sin and cos of the clock's phase (2 values)."""
+MOVING = 0.1
+"""A command asks for motion when |(vx, vy)| + |yaw rate| exceeds this: a standing robot is not asked to step."""
+
+
+def gait_phase(
+    env: ManagerBasedRLEnv, period: float, command_name: str = "base_velocity", still_below: float = 0.0
+) -> torch.Tensor:
+    """sin and cos of the clock's phase (2 values); (0, 0) while the command is below ``still_below`` (0: never), so
+    that a robot asked to stand sees no clock to step to (holosoma stops its phase when standing)."""
     angle = 2.0 * math.pi * _phase(env, period)
-    return torch.stack([torch.sin(angle), torch.cos(angle)], dim=1)
+    phase = torch.stack([torch.sin(angle), torch.cos(angle)], dim=1)
+    if still_below > 0:
+        phase *= _moving(env, command_name, still_below)[:, None]
+    return phase
 
 
-def _moving(env: ManagerBasedRLEnv, command_name: str) -> torch.Tensor:
-    """1 where the command asks for motion: a standing robot is not asked to step."""
+def _moving(env: ManagerBasedRLEnv, command_name: str, threshold: float = MOVING) -> torch.Tensor:
+    """1 where the command asks for motion (above ``threshold``), else 0."""
     command = env.command_manager.get_command(command_name)
-    return ((command[:, :2].norm(dim=1) + command[:, 2].abs()) > 0.1).float()
+    return ((command[:, :2].norm(dim=1) + command[:, 2].abs()) > threshold).float()
 
 
 def gait_contact(
