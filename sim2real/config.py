@@ -108,10 +108,14 @@ def _resolve_minibatches(agent_cfg: Any, num_envs: int) -> None:
 
 
 def _check_anneals(agent_cfg: Any) -> None:
+    algorithm = agent_cfg.algorithm
     for name in ("entropy_anneal", "action_std_anneal"):
-        start, end = getattr(agent_cfg.algorithm, name, (0, 0))
-        if not 0 <= start <= end:
-            raise ConfigError(f"agent.algorithm.{name}=[{start},{end}] must be [start,end] with 0 <= start <= end")
+        span = getattr(algorithm, name, (0, 0))
+        if not (len(span) == 2 and all(isinstance(i, int) for i in span) and 0 <= span[0] <= span[1]):
+            raise ConfigError(f"agent.algorithm.{name}={list(span)} must be [start,end] with 0 <= start <= end")
+    final = getattr(algorithm, "action_std_max_final", None)
+    if final is not None and not final > 0:
+        raise ConfigError(f"agent.algorithm.action_std_max_final={final} must be > 0 (or null: no cap)")
 
 
 def apply_overrides(roots: dict[str, Any], settings: dict[str, Any], overrides: list[str] | tuple[str, ...]) -> None:

@@ -18,6 +18,7 @@ import math
 
 import torch
 from rsl_rl.algorithms import PPO as RslRlPPO
+from rsl_rl.modules.distribution import GaussianDistribution
 
 KL_SAMPLES = 4096
 """Transitions (evenly strided over the batch) on which the post-update KL is measured: plenty for a diagnostic,
@@ -46,12 +47,16 @@ class PPO(RslRlPPO):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.entropy_schedule = (tuple(entropy_anneal), self.entropy_coef, entropy_coef_final)
-        self.std_cap_schedule = (tuple(action_std_anneal), self._max_action_std(), action_std_max_final)
+        initial_std = self._max_action_std() if action_std_max_final is not None else None
+        self.std_cap_schedule = (tuple(action_std_anneal), initial_std, action_std_max_final)
         self.iteration = 0  # of the next update; restored from a checkpoint's "iter" by load()
+        self._apply_std_cap(self.iteration)
 
     def load(self, loaded_dict: dict, load_cfg: dict | None, strict: bool) -> bool:
         self.iteration = int(loaded_dict["iter"]) + 1  # a resumed run continues the schedules where they stopped
-        return super().load(loaded_dict, load_cfg, strict)
+        loaded = super().load(loaded_dict, load_cfg, strict)
+        self._apply_std_cap(self.iteration)  # a resume may add or tighten the cap
+        return loaded
 
     def update(self) -> dict[str, float]:
         span, start, final = self.entropy_schedule
@@ -59,22 +64,35 @@ class PPO(RslRlPPO):
             self.entropy_coef = linear_schedule(self.iteration, span, start, final)
         losses = self._update_with_divergence()
         losses["entropy_coef"] = self.entropy_coef
-        span, start, final = self.std_cap_schedule
-        if final is not None:  # the cap on this iteration's rollouts, and the next one's, applied for them
-            losses["action_std_max"] = linear_schedule(self.iteration, span, start, final)
-            self._cap_action_std(linear_schedule(self.iteration + 1, span, start, final))
+        cap = self._std_cap(self.iteration)
+        if cap is not None:  # the cap this iteration's rollouts ran under
+            losses["action_std_max"] = cap
         self.iteration += 1
+        self._apply_std_cap(self.iteration)  # for the next rollouts
         return losses
 
-    def _max_action_std(self) -> float:
+    def _std_cap(self, iteration: int) -> float | None:
+        span, start, final = self.std_cap_schedule
+        return None if final is None else linear_schedule(iteration, span, start, final)
+
+    def _gaussian(self) -> GaussianDistribution:
         distribution = self.actor.distribution
+        if type(distribution) is not GaussianDistribution:  # a state-dependent std has no parameter to clamp
+            raise ValueError(f"action_std_max_final needs rsl-rl's GaussianDistribution, not {type(distribution)}")
+        return distribution
+
+    def _max_action_std(self) -> float:
+        distribution = self._gaussian()
         if distribution.std_type == "scalar":
             return float(distribution.std_param.max())
         return math.exp(float(distribution.log_std_param.max()))
 
-    def _cap_action_std(self, cap: float) -> None:
-        """Clamp the learned (state-independent) action std to at most ``cap`` for the next rollouts."""
-        distribution = self.actor.distribution
+    def _apply_std_cap(self, iteration: int) -> None:
+        """Clamp the learned (state-independent) action std to at most the cap at ``iteration``, if one is set."""
+        cap = self._std_cap(iteration)
+        if cap is None:
+            return
+        distribution = self._gaussian()
         with torch.no_grad():
             if distribution.std_type == "scalar":
                 distribution.std_param.clamp_(max=cap)

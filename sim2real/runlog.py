@@ -92,7 +92,9 @@ def write_run_info(
 def record_resume(run_dir: Path, checkpoint: Path, overrides: list[str], argv: list[str]) -> None:
     """Log a resume in run.json. Its overrides join the run's own, so a later resume or export replays them."""
     info = read_run_info(run_dir)
-    info["overrides"] = [*info.get("overrides", []), *overrides]
+    # settings (device, seed, ...) are this invocation's choice, as write_run_info keeps them out of "overrides"
+    replayed = [o for o in overrides if o.split("=", 1)[0] not in info["settings"]]
+    info["overrides"] = [*info.get("overrides", []), *replayed]
     info.setdefault("resumes", []).append(
         {
             "checkpoint": checkpoint.name,
@@ -102,7 +104,9 @@ def record_resume(run_dir: Path, checkpoint: Path, overrides: list[str], argv: l
             "at": datetime.datetime.now().isoformat(timespec="seconds"),
         }
     )
-    (Path(run_dir) / "run.json").write_text(json.dumps(info, indent=2))
+    path = Path(run_dir) / "run.json"
+    path.with_suffix(".json.tmp").write_text(json.dumps(info, indent=2))
+    path.with_suffix(".json.tmp").replace(path)  # atomic: a crash never leaves a half-written run.json
 
 
 def read_run_info(run_dir: Path) -> dict:

@@ -271,6 +271,10 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         Override in task cfg (and call super)."""
         if self.gait_period > 0:
             self._add_gait_clock()
+        elif self.gait_still_when_standing or self.gait_stand_still_weight:
+            from sim2real.config import ConfigError
+
+            raise ConfigError("env.gait_still_when_standing and env.gait_stand_still_weight need env.gait_period > 0")
 
     def _add_gait_clock(self) -> None:
         """The phase observation and the contact-schedule reward; ``gait_period`` > 0. Override in robot cfg (and
