@@ -62,6 +62,12 @@ def new_run_dir(log_root: Path, experiment: str, run_name: str = "") -> Path:
     return run_dir
 
 
+def replayed_overrides(overrides: list[str], settings: dict) -> list[str]:
+    """The overrides a resume or export replays: all but the settings (device, seed, ...), which each invocation
+    chooses and run.json keeps under "settings"."""
+    return [o for o in overrides if o.split("=", 1)[0] not in settings]
+
+
 def write_run_info(
     run_dir: Path, task: str, settings: dict, overrides: list[str], env_cfg: dict, agent_cfg: dict, argv: list[str]
 ) -> None:
@@ -74,7 +80,7 @@ def write_run_info(
     info = {
         "task": task,
         "settings": settings,
-        "overrides": [o for o in overrides if o.split("=", 1)[0] not in settings],  # replayed on resume
+        "overrides": replayed_overrides(overrides, settings),
         "command": argv,
         "git_revision": git_revision(),
         "versions": package_versions(),
@@ -92,9 +98,7 @@ def write_run_info(
 def record_resume(run_dir: Path, checkpoint: Path, overrides: list[str], argv: list[str]) -> None:
     """Log a resume in run.json. Its overrides join the run's own, so a later resume or export replays them."""
     info = read_run_info(run_dir)
-    # settings (device, seed, ...) are this invocation's choice, as write_run_info keeps them out of "overrides"
-    replayed = [o for o in overrides if o.split("=", 1)[0] not in info["settings"]]
-    info["overrides"] = [*info.get("overrides", []), *replayed]
+    info["overrides"] = [*info.get("overrides", []), *replayed_overrides(overrides, info["settings"])]
     info.setdefault("resumes", []).append(
         {
             "checkpoint": checkpoint.name,
