@@ -48,6 +48,9 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     """Transitions per minibatch. When set, ``algorithm.num_mini_batches`` follows ``num_envs`` (more envs ->
     more minibatches of the same size, same learning rate: the 1M-env PPO recipe, arXiv 2603.06009).
     None keeps the fixed minibatch count of ``algorithm.num_mini_batches``."""
+    symmetry: bool = False
+    """Left-right symmetric data augmentation (``sim2real.tasks.mdp.symmetry``): every minibatch is followed by its
+    mirror image. Needs a robot spec with a ``mirror``."""
     actor = actor_mlp([128, 128, 128])
     critic = critic_mlp([128, 128, 128])
     algorithm = PpoAlgorithmCfg(

@@ -78,6 +78,7 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
     if settings["run_name"]:
         agent_cfg.run_name = settings["run_name"]
     _resolve_minibatches(agent_cfg, env_cfg.scene.num_envs)
+    _resolve_symmetry(agent_cfg, env_cfg)
     _check_anneals(agent_cfg)
     return RunConfig(task, env_cfg, agent_cfg, settings)
 
@@ -105,6 +106,29 @@ def _resolve_minibatches(agent_cfg: Any, num_envs: int) -> None:
     if not 0 < size <= batch:
         raise ConfigError(f"agent.minibatch_size={size} must be in 1..{batch} (num_envs x num_steps_per_env)")
     agent_cfg.algorithm.num_mini_batches = batch // size
+
+
+def _resolve_symmetry(agent_cfg: Any, env_cfg: Any) -> None:
+    """``agent.symmetry``: rsl-rl's symmetric data augmentation with the task's left-right mirror."""
+    if not getattr(agent_cfg, "symmetry", False):
+        return
+    from isaaclab.managers import ObservationTermCfg as ObsTerm
+    from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
+
+    from sim2real.robots import ROBOTS
+    from sim2real.tasks.mdp.symmetry import MIRRORED_TERMS
+
+    robot = getattr(env_cfg, "robot", None)
+    if robot not in ROBOTS or ROBOTS[robot].mirror is None:
+        raise ConfigError(f"agent.symmetry=true needs a robot spec with a mirror; {robot!r} has none")
+    for group in ("policy", "critic"):
+        terms = getattr(env_cfg.observations, group, None)
+        names = [k for k, v in vars(terms).items() if isinstance(v, ObsTerm)] if terms is not None else []
+        if unknown := [n for n in names if n not in MIRRORED_TERMS]:
+            raise ConfigError(f"agent.symmetry=true: no mirror rule for the {group} term(s) {', '.join(unknown)}")
+    agent_cfg.algorithm.symmetry_cfg = RslRlSymmetryCfg(
+        use_data_augmentation=True, data_augmentation_func="sim2real.tasks.mdp.symmetry:mirror_left_right"
+    )
 
 
 def _check_anneals(agent_cfg: Any) -> None:

@@ -38,6 +38,39 @@ class JointGroup:
 
 
 @dataclass(frozen=True)
+class Mirror:
+    """The robot's left-right mirror image (reflection through its sagittal x-z plane), named by joint and body names.
+
+    A joint or body maps to the one whose name has each ``pairs`` entry swapped (``FL`` <-> ``FR``); a joint matching
+    ``negated`` (rotating about the x or z axis: hip roll, yaw) turns the other way in the mirror image, while one
+    about the y axis (pitch: thighs, knees) keeps its sign.
+    """
+
+    pairs: tuple[tuple[str, str], ...]
+    negated: str  # regex over joint names
+
+    def name(self, name: str) -> str:
+        """The mirror image's name for ``name`` (itself for a body or joint on the symmetry plane)."""
+        for a, b in self.pairs:
+            if a in name:
+                return name.replace(a, b)
+            if b in name:
+                return name.replace(b, a)
+        return name
+
+    def permutation(self, names: list[str] | tuple[str, ...]) -> list[int]:
+        """For each position, the position in ``names`` of its mirror image."""
+        try:
+            return [names.index(self.name(n)) for n in names]
+        except ValueError as exc:
+            raise ValueError(f"{names} is not closed under the mirror {self.pairs}: {exc}") from None
+
+    def signs(self, joint_names: list[str] | tuple[str, ...]) -> list[float]:
+        """-1 for each joint whose angle changes sign in the mirror image, else 1."""
+        return [-1.0 if re.fullmatch(self.negated, n) else 1.0 for n in joint_names]
+
+
+@dataclass(frozen=True)
 class RobotSpec:
     """Everything about a robot that training, export, sim-to-sim and deployment must agree on.
 
@@ -79,6 +112,8 @@ class RobotSpec:
     target_rate_fraction: float = 0.5  # Override in robot cfg.
     """policy_node's target slew limit as a fraction of each joint's no-load speed (``deploy_ros/config/<robot>.yaml``);
     a task that trains behind the node's clamp (``max_target_rate`` of its action) uses the same rates."""
+    mirror: Mirror | None = None
+    """Left-right symmetry, for symmetric data augmentation in PPO (``sim2real.tasks.mdp.symmetry``); None: none."""
     actuator_model: str = "dc_motor"
     """Motor model of every joint group, in training and on the robot side: ``dc_motor`` (PD with the torque-speed
     curve) or ``pd`` (ideal PD clipped to the effort limit); see ``sim2real_deploy.actuators``."""

@@ -5,6 +5,7 @@ Motor facts from mjlab's ``go1_constants.py`` (``assets/robots/go1/README.md``):
 no-load; knee 35.55 N m, 20.06 rad/s. PD gains are the Go2 recipe's (Kp 25, Kd 0.5).
 """
 
+from sim2real.robots.go2 import MIRROR
 from sim2real.robots.spec import JointGroup, RobotSpec, task_entry_points
 
 _LEGS = ("FL", "FR", "RL", "RR")
@@ -24,6 +25,7 @@ SPEC = RobotSpec(
     foot_bodies=tuple(f"{leg}_calf" for leg in _LEGS),  # the foot spheres belong to the calf bodies
     init_base_height=0.3,
     undesired_contact_bodies=("trunk", *(f"{leg}_thigh" for leg in _LEGS), *(f"{leg}_hip" for leg in _LEGS)),
+    mirror=MIRROR,  # Unitree's leg naming, as the Go2
 )
 
 TASKS = task_entry_points(

@@ -1,9 +1,11 @@
 """Unitree Go2 quadruped (MJCF from unitreerobotics/unitree_mujoco, BSD-3-Clause)."""
 
-from sim2real.robots.spec import JointGroup, PassiveDynamics, RobotSpec, task_entry_points
+from sim2real.robots.spec import JointGroup, Mirror, PassiveDynamics, RobotSpec, task_entry_points
 
 _LEGS = ("FL", "FR", "RL", "RR")
 # Passive joint dynamics: the MJCF's 0.1 / 0.2 / 0.01 inside each range (sources in docs/domain_randomization.md)
+# Unitree's leg naming: left and right legs swap; the hips abduct about x, so they turn the other way in the mirror
+MIRROR = Mirror(pairs=(("FL", "FR"), ("RL", "RR")), negated=r".*_hip_joint")
 _PASSIVE = PassiveDynamics(damping=(0.05, 0.5), friction=(0.0, 0.4), armature=(0.005, 0.02))
 
 SPEC = RobotSpec(
@@ -38,6 +40,7 @@ SPEC = RobotSpec(
     foot_bodies=tuple(f"{leg}_calf" for leg in _LEGS),
     init_base_height=0.35,
     undesired_contact_bodies=("base_link", *(f"{leg}_thigh" for leg in _LEGS), *(f"{leg}_hip" for leg in _LEGS)),
+    mirror=MIRROR,
 )
 
 TASKS = task_entry_points(
