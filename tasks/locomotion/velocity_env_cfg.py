@@ -197,6 +197,11 @@ class RewardsCfg:
     track_ang_vel_z_exp = RewTerm(
         func=mdp.track_ang_vel_z_exp, weight=0.75, params={"command_name": "base_velocity", "std": math.sqrt(0.25)}
     )
+    # a sharp kernel beside the broad one (off by default): near the command the broad kernel hardly tells 0.12 m/s
+    # from 0.2 m/s (exp(-0.08^2/0.25) = 0.97), so a small axis of a combined command goes untracked
+    track_lin_vel_xy_fine = RewTerm(
+        func=mdp.track_lin_vel_xy_exp, weight=0.0, params={"command_name": "base_velocity", "std": 0.15}
+    )
     lin_vel_z_l2 = RewTerm(func=mdp.lin_vel_z_l2, weight=-2.0)
     ang_vel_xy_l2 = RewTerm(func=mdp.ang_vel_xy_l2, weight=-0.05)
     dof_torques_l2 = RewTerm(func=mdp.joint_torques_l2, weight=-2.0e-4)
