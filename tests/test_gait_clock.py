@@ -86,6 +86,29 @@ def test_go2_trots_on_the_clock_and_bad_offsets_are_a_config_error():
     g1 = load_task(G1_TASK, ["env.gait_period=0.8"]).env.rewards  # the G1 alternates its feet, as before
     assert (g1.gait_contact.weight, g1.gait_contact.params["offsets"]) == (0.18, [0.0, 0.5])
     assert g1.feet_swing_height.weight == -20.0
+    assert g1.feet_swing_height.params["foot_offset"] == 0.035  # the spec's sole offset, as before
+
+
+def test_swing_height_reads_the_soles_of_the_standing_feet():
+    """``env.gait_swing_height``: the term reads the spec's foot frames less its sole offset, which is 0 (within
+    half a centimetre) for every foot of a standing Go2; its contact bodies and height bodies pair foot by foot."""
+    from conftest import go2_env
+
+    from sim2real.robots import ROBOTS
+
+    spec = ROBOTS["go2"]
+    with go2_env("env.gait_period=0.5", "env.gait_swing_height=0.08", "env.events.push_robot=null") as env:
+        env.reset()
+        for _ in range(25):  # settle on the ground
+            env.step(torch.zeros(env.num_envs, env.num_actions))
+        term = env.unwrapped.reward_manager.get_term_cfg("feet_swing_height")
+        asset_cfg, sensor_cfg = term.params["asset_cfg"], term.params["sensor_cfg"]
+        robot = env.unwrapped.scene["robot"]
+        assert [robot.body_names[i] for i in asset_cfg.body_ids] == list(spec.foot_frames)
+        sensor = env.unwrapped.scene.sensors["contact_forces"]
+        assert [sensor.sensor_names[i] for i in sensor_cfg.body_ids] == list(spec.foot_bodies)
+        soles = robot.data.body_pos_w.torch[:, asset_cfg.body_ids, 2] - term.params["foot_offset"]
+        assert soles.abs().max() < 0.005, soles
 
 
 class _FakeEnv:

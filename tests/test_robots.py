@@ -26,7 +26,8 @@ def test_mjcf_matches_spec(robot):
     assert set(spec.joint_names) | set(spec.gripper_joints) <= joints
     for joint in spec.joint_names:  # exported policies carry the MJCF's limits
         assert model.jnt_limited[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)], joint
-    wanted = {spec.base_body, *spec.foot_bodies, *spec.undesired_contact_bodies, *spec.fall_contact_bodies}
+    wanted = {spec.base_body, *spec.foot_bodies, *spec.foot_frames, *spec.undesired_contact_bodies}
+    wanted |= set(spec.fall_contact_bodies)
     wanted |= {b for b in (spec.ee_body, *spec.finger_bodies) if b}
     assert wanted <= bodies
     free = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]

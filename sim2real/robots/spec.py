@@ -87,6 +87,11 @@ class RobotSpec:
     base_body: str
     foot_bodies: tuple[str, ...]  # bodies carrying the foot collision geoms
     init_base_height: float  # base height at spawn [m]
+    foot_frames: tuple[str, ...] = ()
+    """Bodies at the feet, in ``foot_bodies`` order, where those carry the foot geoms away from their origin (the
+    Go2's calves: its ``*_foot`` bodies); empty: ``foot_bodies``. Their height is what a swing-height reward reads."""
+    sole_offset: float = 0.0
+    """Height of a foot frame's origin above the ground when the foot stands on it [m] (a foot sphere's radius)."""
     undesired_contact_bodies: tuple[str, ...] = field(default_factory=tuple)
     fall_contact_bodies: tuple[str, ...] = field(default_factory=tuple)
     """Bodies besides ``base_body`` whose contact ends an episode (a humanoid's torso)."""

@@ -221,6 +221,7 @@ class RewardsCfg:
     )
     gait_contact: RewTerm | None = None  # set with the gait clock (VelocityEnvCfg.gait_period)
     stand_still: RewTerm | None = None  # set with the gait clock when gait_stand_still_weight != 0
+    feet_swing_height: RewTerm | None = None  # set with the gait clock when gait_swing_height > 0
 
 
 @configclass
@@ -258,6 +259,10 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     gait_still_when_standing: bool = False
     """With the clock: the phase observation is (0, 0) while the command asks for no motion (``mdp.gait.MOVING``),
     so a standing robot is not driven to step by it. Exported as ``gait_phase``'s ``still_below``."""
+    gait_swing_height: float = 0.0
+    """With the clock: target height of a swinging foot's sole above the ground [m] (``feet_swing_height``, on the
+    spec's ``foot_frames``); 0: no such term. Override in robot cfg."""
+    gait_swing_weight: float = -20.0  # per second, per m^2 of swing-height error, summed over swinging feet
     gait_stand_still_weight: float = 0.0
     """Weight of ``stand_still`` (per second, per rad of joint deviation from the default pose) at zero command,
     with the clock on; 0: no such term. Override in robot cfg."""
@@ -305,12 +310,29 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 "offsets": list(self.gait_offsets),
             },
         )
+        if self.gait_swing_height > 0:
+            self._add_swing_height(feet)
         if self.gait_stand_still_weight:
             self.rewards.stand_still = RewTerm(
                 func=mdp.stand_still,
                 weight=self.gait_stand_still_weight,
                 params={"command_name": "base_velocity", "asset_cfg": SceneEntityCfg("robot", joint_names=".*")},
             )
+
+    def _add_swing_height(self, feet: list[str]) -> None:
+        """Swinging feet pulled to ``gait_swing_height``, as in unitree_rl_gym and MuJoCo Playground."""
+        spec = ROBOTS[self.robot]
+        self.rewards.feet_swing_height = RewTerm(
+            func=mdp.feet_swing_height,
+            weight=self.gait_swing_weight,
+            params={
+                "sensor_cfg": SceneEntityCfg("contact_forces", body_names=feet, preserve_order=True),
+                "asset_cfg": SceneEntityCfg("robot", body_names=list(spec.foot_frames or feet), preserve_order=True),
+                "command_name": "base_velocity",
+                "target_height": self.gait_swing_height,
+                "foot_offset": spec.sole_offset,
+            },
+        )
 
     def apply_robot(self, spec: RobotSpec) -> None:
         """Point every body- and joint-naming term at ``spec``; called once from ``__post_init__``."""

@@ -55,6 +55,7 @@ SPEC = RobotSpec(
     ),
     base_body="pelvis",
     foot_bodies=("left_ankle_roll_link", "right_ankle_roll_link"),  # four contact spheres each
+    sole_offset=0.035,  # the ankle-roll link's contact spheres: 0.005 m radius at z = -0.03
     init_base_height=0.79,  # the feet touch the ground at 0.778 m in the default pose
     fall_contact_bodies=("torso_link",),
     # standing pelvis 0.78 m: fallen below 0.59 m, where a seated (~0.3 m) or kneeling G1 is; tilt ~45 deg

@@ -12,13 +12,11 @@ from isaaclab.managers import RewardTermCfg as RewTerm
 from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass
 
-from sim2real.robots import ROBOTS
 from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
 from sim2real.tasks.locomotion.velocity_env_cfg import RewardsCfg, VelocityEnvCfg
 
 _LEGS = [".*_hip_.*_joint", ".*_knee_joint"]
-_SOLE_BELOW_FOOT_ORIGIN = 0.035  # [m] the ankle-roll link's contact spheres: 0.005 m radius at z = -0.03
 
 
 def _deviation(weight: float, *joint_names: str) -> RewTerm:
@@ -47,7 +45,6 @@ class G1RewardsCfg(RewardsCfg):
     joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
     joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
     joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
-    feet_swing_height: RewTerm | None = None  # set with the gait clock (env.gait_period)
 
 
 @configclass
@@ -58,7 +55,8 @@ class G1FlatEnvCfg(VelocityEnvCfg):
     # right half a period apart, and swinging feet pulled to gait_swing_height
     gait_offsets = (0.0, 0.5)
     gait_contact_weight = 0.18
-    gait_swing_height: float = 0.08  # [m] sole above the ground at swing
+    gait_swing_height = 0.08
+    gait_swing_weight = -20.0
 
     def __post_init__(self):
         super().__post_init__()
@@ -76,21 +74,6 @@ class G1FlatEnvCfg(VelocityEnvCfg):
         rewards.dof_torques_l2.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=_LEGS)
         rewards.dof_pos_limits.weight = -1.0  # only the ankles run into their limits while walking
         rewards.dof_pos_limits.params["asset_cfg"] = SceneEntityCfg("robot", joint_names=[".*_ankle_.*_joint"])
-
-    def _add_gait_clock(self) -> None:
-        super()._add_gait_clock()
-        feet = list(ROBOTS[self.robot].foot_bodies)
-        common = {"sensor_cfg": SceneEntityCfg("contact_forces", body_names=feet), "command_name": "base_velocity"}
-        self.rewards.feet_swing_height = RewTerm(
-            func=mdp.feet_swing_height,
-            weight=-20.0,
-            params={
-                **common,
-                "asset_cfg": SceneEntityCfg("robot", body_names=feet),
-                "target_height": self.gait_swing_height,
-                "foot_offset": _SOLE_BELOW_FOOT_ORIGIN,
-            },
-        )
 
 
 @configclass

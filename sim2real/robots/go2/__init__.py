@@ -38,6 +38,8 @@ SPEC = RobotSpec(
     ),
     base_body="base_link",
     foot_bodies=tuple(f"{leg}_calf" for leg in _LEGS),
+    foot_frames=tuple(f"{leg}_foot" for leg in _LEGS),
+    sole_offset=0.022,  # the foot spheres' radius
     init_base_height=0.35,
     undesired_contact_bodies=("base_link", *(f"{leg}_thigh" for leg in _LEGS), *(f"{leg}_hip" for leg in _LEGS)),
     mirror=MIRROR,
