@@ -30,6 +30,29 @@ def test_go2_mirror_swaps_legs_and_negates_hips():
     assert spec.mirror.name("base_link") == "base_link"
 
 
+@pytest.mark.parametrize("robot", [name for name, spec in sorted(ROBOTS.items()) if spec.mirror])
+def test_each_mirrored_robot_is_symmetric_in_its_spec_and_mjcf(robot):
+    """The mirror maps the default pose, the gains and the MJCF's joint limits onto themselves, and every joint's
+    axis to its mirror joint's axis reflected through the x-z plane (sign flipped for a negated joint)."""
+    import mujoco
+    import numpy as np
+
+    spec = ROBOTS[robot]
+    names, perm = spec.joint_names, spec.mirror.permutation(spec.joint_names)
+    sign = np.array(spec.mirror.signs(names))
+    table = {k: np.array(v) for k, v in spec.joint_table().items()}
+    np.testing.assert_allclose(table["default_joint_pos"][perm] * sign, table["default_joint_pos"], atol=1e-9)
+    for key in ("stiffness", "damping", "effort_limit", "velocity_limit"):
+        np.testing.assert_array_equal(table[key][perm], table[key])
+    model = mujoco.MjModel.from_xml_path(str(spec.mjcf_path))
+    ids = [model.joint(n).id for n in names]
+    limits, axes = model.jnt_range[ids], model.jnt_axis[ids]
+    mirrored = np.sort(limits[perm] * sign[:, None], axis=1)
+    np.testing.assert_allclose(mirrored, limits, atol=1e-3)
+    reflect = np.array([1.0, -1.0, 1.0])  # an axial vector's reflection through x-z is -(x, -y, z)
+    np.testing.assert_allclose(-(axes[perm] * reflect) * sign[:, None], axes, atol=1e-6)
+
+
 @pytest.mark.parametrize(
     ("offsets", "sign"),
     [(TROT, -1.0), ((0.0, 0.5, 0.0, 0.5), -1.0), ((0.0, 0.0, 0.5, 0.5), 1.0), ((0.0, 0.0, 0.0, 0.0), 1.0)],
@@ -74,33 +97,37 @@ def _mirror_state(robot, spec, src: int, dst: int, origins: torch.Tensor) -> Non
     robot.write_joint_state_to_sim_index(position=position[None], velocity=joint_vel[None], env_ids=ids)
 
 
-@pytest.mark.parametrize("clock", [False, True])
-def test_a_mirrored_robot_observes_the_mirrored_observations(clock: bool):
+@pytest.mark.parametrize(
+    ("task", "clock_period"),
+    [(GO2_TASK, 0.0), (GO2_TASK, 0.4), ("Sim2Real-Velocity-Flat-G1-v0", 0.4)],
+    ids=["go2", "go2-clock", "g1-clock"],
+)
+def test_a_mirrored_robot_observes_the_mirrored_observations(task: str, clock_period: float):
     """Env 1 starts as env 0's mirror image with the mirrored command and is driven by the mirrored actions; every
-    policy and critic observation it gets equals ``mirror_left_right`` of env 0's. With the clock, env 1's episode is
-    half a period ahead, which is what the mirror rule of a trot's clock says."""
-    overrides = [*IDENTICAL_ENVS, "agent.symmetry=true"]
-    if clock:
-        overrides += ["env.gait_period=0.4"]  # 20 policy steps: half a period is a whole number of steps
-    with task_env(GO2_TASK, *overrides, num_envs=2) as env:
+    policy and critic observation it gets equals ``mirror_left_right`` of env 0's. With a clock, env 1's episode is
+    half a period ahead, which is what the mirror rule of a trot's (or a biped's alternating) clock says."""
+    overrides = [*IDENTICAL_ENVS, "agent.symmetry=true", f"env.gait_period={clock_period}"]
+    with task_env(task, *overrides, num_envs=2) as env:
         u = env.unwrapped
-        robot, spec = u.scene["robot"], ROBOTS["go2"]
+        robot, spec = u.scene["robot"], ROBOTS[u.cfg.robot]
         env.reset()
         generator = torch.Generator().manual_seed(0)
         for _ in range(10):  # a non-trivial state: legs moving, base tilted
-            env.step(0.5 * torch.randn(2, env.num_actions, generator=generator))
+            env.step(0.3 * torch.randn(2, env.num_actions, generator=generator))
         _mirror_state(robot, spec, 0, 1, u.scene.env_origins)
-        command = u.command_manager.get_term("base_velocity").vel_command_b
+        term = u.command_manager.get_term("base_velocity")
+        term.is_standing_env[:] = False  # a standing env's command is zeroed at every step
+        command = term.vel_command_b
         command[0] = torch.tensor([0.6, 0.3, 0.5])
         command[1] = command[0] * torch.tensor([1.0, -1.0, -1.0])
-        u.episode_length_buf[1] = u.episode_length_buf[0] + (10 if clock else 0)
+        u.episode_length_buf[1] = u.episode_length_buf[0] + round(clock_period / 2 / u.step_dt)
         for _ in range(5):  # no latency: the first action replaces every target of the earlier ones
             action = 0.3 * torch.randn(1, env.num_actions, generator=generator)
             _, both = mirror_left_right(env, actions=action)
             obs, *_ = env.step(both)
         expected, _ = mirror_left_right(env, obs=TensorDict({k: v[:1] for k, v in obs.items()}, batch_size=[1]))
         for group in ("policy", "critic"):
-            torch.testing.assert_close(obs[group][1], expected[group][1], atol=2e-3, rtol=1e-3)
+            torch.testing.assert_close(obs[group][1], expected[group][1], atol=1e-2, rtol=1e-2)  # physics: ~5e-3
         # and the mirror is not the identity here: the test would catch a missing sign
         assert (obs["policy"][1] - obs["policy"][0]).abs().max() > 0.1
 

@@ -5,7 +5,7 @@ massless placeholder bodies for the 29-DoF joints it lacks (waist roll/pitch, wr
 the copy in ``assets/robots/g1/`` drops them (they would be six extra free-floating articulations).
 """
 
-from sim2real.robots.spec import JointGroup, RobotSpec, task_entry_points
+from sim2real.robots.spec import JointGroup, Mirror, RobotSpec, task_entry_points
 
 _LEG = ("hip_pitch", "hip_roll", "hip_yaw", "knee", "ankle_pitch", "ankle_roll")
 _ARM = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_roll")
@@ -58,6 +58,8 @@ SPEC = RobotSpec(
     sole_offset=0.035,  # the ankle-roll link's contact spheres: 0.005 m radius at z = -0.03
     init_base_height=0.79,  # the feet touch the ground at 0.778 m in the default pose
     fall_contact_bodies=("torso_link",),
+    # left and right swap; roll and yaw joints (x and z axes) turn the other way in the mirror image
+    mirror=Mirror(pairs=(("left_", "right_"),), negated=r".*_(roll|yaw)_joint"),
     # standing pelvis 0.78 m: fallen below 0.59 m, where a seated (~0.3 m) or kneeling G1 is; tilt ~45 deg
     fall_height_fraction=0.75,
     fall_tilt=0.8,
