@@ -144,3 +144,18 @@ def test_mirroring_twice_is_the_identity():
         torch.testing.assert_close(twice[5:], random)
         torch.testing.assert_close(actions_twice[5:], actions)
         assert not torch.allclose(once[5:]["policy"], random["policy"])
+
+
+def test_training_with_symmetry_updates_on_mirrored_batches(tmp_path):
+    """``sim2real train agent.symmetry=true`` runs rsl-rl's augmentation with this mirror: its symmetry loss (the
+    actor's disagreement with its own mirror image, logged) is there and positive for an untrained actor."""
+    from conftest import run_cli
+
+    from sim2real.curves import read_scalars
+
+    tiny = ["env.scene.num_envs=8", "agent.num_steps_per_env=8", "agent.max_iterations=2", "agent.symmetry=true"]
+    result = run_cli("train", "--log-root", str(tmp_path), *tiny, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = (tmp_path / "go2_flat").iterdir()
+    _, _, losses = read_scalars(run_dir, "Loss/symmetry")
+    assert len(losses) == 2 and all(0 < loss < 10 for loss in losses), losses
