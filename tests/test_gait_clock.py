@@ -167,3 +167,20 @@ def test_stand_still_on_hand_computed_values():
     rewards = load_task(GO2_TASK, ["env.gait_period=0.5", "env.gait_stand_still_weight=-0.5"]).env.rewards
     assert rewards.stand_still.weight == -0.5
     assert load_task(GO2_TASK, ["env.gait_period=0.5"]).env.rewards.stand_still is None
+
+
+def test_gait_contact_weight_relaxes_after_its_step():
+    """``env.gait_contact_weight_final``: the clock's contact reward keeps its weight up to ``gait_relax_step`` policy
+    steps per env and has the final weight after them (checked when envs reset, as Isaac Lab's curricula are)."""
+    from conftest import go2_env
+
+    overrides = ("env.gait_period=0.5", "env.gait_contact_weight=0.3", "env.gait_contact_weight_final=0.05")
+    overrides += ("env.gait_relax_step=3",)
+    with go2_env(*overrides, num_envs=2) as env:
+        u = env.unwrapped
+        env.reset()
+        for steps in range(1, 6):
+            env.step(torch.zeros(2, env.num_actions))
+            u.curriculum_manager.compute(env_ids=torch.arange(2))
+            assert u.common_step_counter == steps
+            assert u.reward_manager.get_term_cfg("gait_contact").weight == (0.05 if steps > 3 else 0.3)

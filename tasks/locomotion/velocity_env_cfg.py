@@ -13,6 +13,7 @@ from dataclasses import MISSING
 import isaaclab.sim as sim_utils
 from isaaclab.assets import ArticulationCfg, AssetBaseCfg
 from isaaclab.envs import ManagerBasedRLEnvCfg
+from isaaclab.managers import CurriculumTermCfg as CurrTerm
 from isaaclab.managers import EventTermCfg as EventTerm
 from isaaclab.managers import ObservationGroupCfg as ObsGroup
 from isaaclab.managers import ObservationTermCfg as ObsTerm
@@ -236,6 +237,11 @@ class TerminationsCfg:
 
 
 @configclass
+class GaitCurriculumCfg:
+    gait_contact_relax: CurrTerm | None = None  # set with env.gait_contact_weight_final
+
+
+@configclass
 class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     """50 Hz policy over 200 Hz physics: the rate of Unitree's own controllers and of Isaac Lab's stock tasks."""
 
@@ -256,6 +262,11 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     noise does the stepping early in training (``benchmarks/tracking_gap.py``)."""
     gait_offsets: tuple[float, ...] = ()  # phase offset per foot body, in the spec's foot order. Override in robot cfg.
     gait_contact_weight: float = 0.1  # Override in robot cfg.
+    gait_contact_weight_final: float | None = None
+    """With the clock: ``gait_contact``'s weight once ``gait_relax_step`` policy steps per env have passed
+    (iterations x ``agent.num_steps_per_env``; Isaac Lab's ``modify_reward_weight``, which restarts its count on a
+    resume): the clock starts the gait, then leaves the pace to the tracking terms. None: constant."""
+    gait_relax_step: int = 0
     gait_still_when_standing: bool = False
     """With the clock: the phase observation is (0, 0) while the command asks for no motion (``mdp.gait.MOVING``),
     so a standing robot is not driven to step by it. Exported as ``gait_phase``'s ``still_below``."""
@@ -281,10 +292,15 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         Override in task cfg (and call super)."""
         if self.gait_period > 0:
             self._add_gait_clock()
-        elif self.gait_still_when_standing or self.gait_stand_still_weight:
+        else:
             from sim2real.config import ConfigError
 
-            raise ConfigError("env.gait_still_when_standing and env.gait_stand_still_weight need env.gait_period > 0")
+            clock_only = ("gait_still_when_standing", "gait_stand_still_weight", "gait_swing_height")
+            without = [name for name in clock_only if getattr(self, name)]
+            if self.gait_contact_weight_final is not None:
+                without.append("gait_contact_weight_final")
+            if without:
+                raise ConfigError(f"env.{', env.'.join(without)} need env.gait_period > 0")
 
     def _add_gait_clock(self) -> None:
         """The phase observation and the contact-schedule reward; ``gait_period`` > 0. Override in robot cfg (and
@@ -310,6 +326,18 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 "offsets": list(self.gait_offsets),
             },
         )
+        if self.gait_contact_weight_final is not None:
+            relax = CurrTerm(
+                func=mdp.modify_reward_weight,
+                params={
+                    "term_name": "gait_contact",
+                    "weight": self.gait_contact_weight_final,
+                    "num_steps": self.gait_relax_step,
+                },
+            )
+            if self.curriculum is None:
+                self.curriculum = GaitCurriculumCfg()
+            self.curriculum.gait_contact_relax = relax
         if self.gait_swing_height > 0:
             self._add_swing_height(feet)
         if self.gait_stand_still_weight:
