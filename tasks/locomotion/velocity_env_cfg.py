@@ -295,8 +295,8 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         else:
             from sim2real.config import ConfigError
 
-            clock_only = ("gait_still_when_standing", "gait_stand_still_weight", "gait_swing_height")
-            without = [name for name in clock_only if getattr(self, name)]
+            # (gait_swing_height is a robot's default for when the clock is on: the G1's 0.08 m)
+            without = [name for name in ("gait_still_when_standing", "gait_stand_still_weight") if getattr(self, name)]
             if self.gait_contact_weight_final is not None:
                 without.append("gait_contact_weight_final")
             if without:
