@@ -54,9 +54,10 @@ def mjcf_joint_dynamics(robot: str) -> dict[str, list[list[float]]]:
 
 
 def in_training_physics(
-    checkpoint: Path, num_envs: int, seconds: float, randomized: bool
+    checkpoint: Path, num_envs: int, seconds: float, randomized: bool, keep: tuple[str, ...] = ()
 ) -> dict[str, dict[str, list[float]]]:
-    """Mean (vx, vy, yaw rate) per command, ``{"deterministic": ..., "sampled": ...}``."""
+    """Mean (vx, vy, yaw rate) per command, ``{"deterministic": ..., "sampled": ...}``; ``keep`` names the training
+    randomisations left on when the rest is off (``NO_RANDOMISATION`` entries, or ``joint_dynamics``)."""
     import torch
 
     from sim2real.config import load_task
@@ -68,11 +69,11 @@ def in_training_physics(
         info["task"],
         [
             *recorded_overrides(info, ("physics", "cone")),
-            *([] if randomized else NO_RANDOMISATION),
+            *([] if randomized else [o for o in NO_RANDOMISATION if not any(name in o for name in keep)]),
             f"env.scene.num_envs={num_envs}",
         ],
     )
-    if run.env.events.joint_dynamics is not None and not randomized:
+    if run.env.events.joint_dynamics is not None and not randomized and "joint_dynamics" not in keep:
         run.env.events.joint_dynamics.params["ranges"] = mjcf_joint_dynamics(run.env.robot)
     out: dict[str, dict[str, list[float]]] = {"deterministic": {}, "sampled": {}}
     with simulation(run):
@@ -119,9 +120,16 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--randomized", action="store_true", help="keep the task's domain randomisation in training")
+    parser.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        help="with the randomisation off, keep this one on (repeatable): friction, added_base_mass, base_com, "
+        "motor_strength, joint_dynamics, push_robot, delay_range (latency), enable_corruption (sensor noise)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    training = in_training_physics(args.checkpoint, args.num_envs, args.seconds, args.randomized)
+    training = in_training_physics(args.checkpoint, args.num_envs, args.seconds, args.randomized, tuple(args.keep))
     check = in_the_check(args.checkpoint)
     header = ("command", "(vx, vy, yaw rate)", "training, deterministic", "training, sampled")
     print(f"{header[0]:<14} {header[1]:<20} {header[2]:<26} {header[3]:<26} sim2sim")
@@ -132,6 +140,7 @@ def main() -> None:
         result = {
             "checkpoint": str(args.checkpoint),
             "randomized": args.randomized,
+            "kept": args.keep,
             "commands": COMMANDS,
             "training": training,
             "sim2sim": check,
