@@ -43,6 +43,7 @@ from sim2real.robots import ROBOTS, RobotSpec
 from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.velocity_env_cfg import (
     CriticObsCfg,
+    GaitCurriculumCfg,
     ObservationsCfg,
     PolicyObsCfg,
     SceneCfg,
@@ -153,7 +154,7 @@ class RoughTerminationsCfg(TerminationsCfg):
 
 
 @configclass
-class CurriculumCfg:
+class CurriculumCfg(GaitCurriculumCfg):
     terrain_levels = CurrTerm(func=mdp.terrain_levels_vel)
     command_ranges = CurrTerm(func=mdp.command_ranges_vel, params={"start": 0.5, "step": 0.1, "threshold": 0.8})
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
     from tensordict import TensorDict
 
-    from sim2real.robots.spec import Mirror
+    from sim2real.robots.spec import RobotSpec
 
 # vectors in the base frame (x forward, y left, z up): y flips; an angular velocity (axial vector) flips in x and z
 VECTOR_SIGNS = {
@@ -62,10 +62,10 @@ def _layout(env: ManagerBasedRLEnv) -> dict[str, tuple[torch.Tensor, torch.Tenso
         return cached
     from sim2real.robots import ROBOTS
 
-    mirror = ROBOTS[env.cfg.robot].mirror
-    if mirror is None:
-        raise ValueError(f"robot {env.cfg.robot!r} has no mirror in its spec: symmetry augmentation needs one")
-    rules = MirrorRules(env, mirror)
+    spec = ROBOTS[env.cfg.robot]
+    if spec.mirror is None:
+        raise ValueError(f"robot {spec.name!r} has no mirror in its spec: symmetry augmentation needs one")
+    rules = MirrorRules(env, spec)
     manager = env.observation_manager
     layout = {}
     for group, names in manager.active_terms.items():
@@ -88,8 +88,8 @@ def _tensors(perm: list[int], sign: list[float], device) -> tuple[torch.Tensor, 
 class MirrorRules:
     """The mirror of each named observation term of a locomotion env."""
 
-    def __init__(self, env: ManagerBasedRLEnv, mirror: Mirror) -> None:
-        self.env, self.mirror = env, mirror
+    def __init__(self, env: ManagerBasedRLEnv, spec: RobotSpec) -> None:
+        self.env, self.spec, self.mirror = env, spec, spec.mirror
         self.robot = env.scene["robot"]
         self.action_joints = list(env.action_manager.get_term("joint_pos")._joint_names)
 
@@ -117,7 +117,7 @@ class MirrorRules:
         return list(range(size)), sign
 
     def joints(self, names: list[str]) -> tuple[list[int], list[float]]:
-        """Joint angle columns: each takes its mirror joint's value, negated for roll and yaw joints."""
+        """Joint angle columns: each takes its mirror joint's value, negated for the mirror's ``negated`` joints."""
         return self.mirror.permutation(names), self.mirror.signs(names)
 
     def _blocks(self, blocks: list[list[str]]) -> tuple[list[int], list[float]]:
@@ -153,10 +153,7 @@ class MirrorRules:
     def _phase_sign(self) -> float:
         """The clock in the mirror image: each foot takes its mirror foot's place in the schedule, which is the same
         clock shifted by half a period for a trot or pace (sin and cos negated), unshifted for a bound or pronk."""
-        from sim2real.robots import ROBOTS
-
-        feet = list(ROBOTS[self.env.cfg.robot].foot_bodies)
-        return phase_shift_sign(self.env.cfg.gait_offsets, self.mirror.permutation(feet))
+        return phase_shift_sign(self.env.cfg.gait_offsets, self.mirror.permutation(self.spec.foot_bodies))
 
 
 def phase_shift_sign(offsets: tuple[float, ...] | list[float], foot_perm: list[int]) -> float:
