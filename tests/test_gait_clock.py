@@ -171,11 +171,12 @@ def test_stand_still_on_hand_computed_values():
 
 def test_gait_contact_weight_relaxes_after_its_step():
     """``env.gait_contact_weight_final``: the clock's contact reward keeps its weight up to ``gait_relax_step`` policy
-    steps per env and has the final weight after them (checked when envs reset, as Isaac Lab's curricula are)."""
+    steps per env and has the final weight after them (checked when envs reset, as Isaac Lab's curricula are);
+    ``env.gait_relax_rewards`` switches other terms at the same step."""
     from conftest import go2_env
 
     overrides = ("env.gait_period=0.5", "env.gait_contact_weight=0.3", "env.gait_contact_weight_final=0.05")
-    overrides += ("env.gait_relax_step=3",)
+    overrides += ("env.gait_relax_step=3", "env.gait_relax_rewards={track_lin_vel_xy_fine:0.75}")
     with go2_env(*overrides, num_envs=2) as env:
         u = env.unwrapped
         env.reset()
@@ -184,3 +185,4 @@ def test_gait_contact_weight_relaxes_after_its_step():
             u.curriculum_manager.compute(env_ids=torch.arange(2))
             assert u.common_step_counter == steps
             assert u.reward_manager.get_term_cfg("gait_contact").weight == (0.05 if steps > 3 else 0.3)
+            assert u.reward_manager.get_term_cfg("track_lin_vel_xy_fine").weight == (0.75 if steps > 3 else 0.0)

@@ -98,15 +98,17 @@ def _mirror_state(robot, spec, src: int, dst: int, origins: torch.Tensor) -> Non
 
 
 @pytest.mark.parametrize(
-    ("task", "clock_period"),
-    [(GO2_TASK, 0.0), (GO2_TASK, 0.4), ("Sim2Real-Velocity-Flat-G1-v0", 0.4)],
-    ids=["go2", "go2-clock", "g1-clock"],
+    ("task", "clock_period", "history"),
+    [(GO2_TASK, 0.0, 0), (GO2_TASK, 0.4, 0), (GO2_TASK, 0.4, 3), ("Sim2Real-Velocity-Flat-G1-v0", 0.4, 0)],
+    ids=["go2", "go2-clock", "go2-clock-history", "g1-clock"],
 )
-def test_a_mirrored_robot_observes_the_mirrored_observations(task: str, clock_period: float):
+def test_a_mirrored_robot_observes_the_mirrored_observations(task: str, clock_period: float, history: int):
     """Env 1 starts as env 0's mirror image with the mirrored command and is driven by the mirrored actions; every
     policy and critic observation it gets equals ``mirror_left_right`` of env 0's. With a clock, env 1's episode is
-    half a period ahead, which is what the mirror rule of a trot's (or a biped's alternating) clock says."""
+    half a period ahead, which is what the mirror rule of a trot's (or a biped's alternating) clock says. With a
+    history of policy observations, every frame of it is mirrored."""
     overrides = [*IDENTICAL_ENVS, "agent.symmetry=true", f"env.gait_period={clock_period}"]
+    overrides += [f"env.observations.policy.history_length={history}"] if history else []
     with task_env(task, *overrides, num_envs=2) as env:
         u = env.unwrapped
         robot, spec = u.scene["robot"], ROBOTS[u.cfg.robot]

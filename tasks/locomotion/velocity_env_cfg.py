@@ -239,6 +239,7 @@ class TerminationsCfg:
 @configclass
 class GaitCurriculumCfg:
     gait_contact_relax: CurrTerm | None = None  # set with env.gait_contact_weight_final
+    gait_relax_rewards: CurrTerm | None = None  # set with env.gait_relax_rewards
 
 
 @configclass
@@ -267,6 +268,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     (iterations x ``agent.num_steps_per_env``; Isaac Lab's ``modify_reward_weight``, which restarts its count on a
     resume): the clock starts the gait, then leaves the pace to the tracking terms. None: constant."""
     gait_relax_step: int = 0
+    gait_relax_rewards: dict[str, float] = {}
+    """With the clock: reward weights set at ``gait_relax_step`` too (term name -> weight), e.g. a sharp tracking
+    kernel switched on once the clock has started the gait."""
     gait_still_when_standing: bool = False
     """With the clock: the phase observation is (0, 0) while the command asks for no motion (``mdp.gait.MOVING``),
     so a standing robot is not driven to step by it. Exported as ``gait_phase``'s ``still_below``."""
@@ -296,7 +300,8 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             from sim2real.config import ConfigError
 
             # (gait_swing_height is a robot's default for when the clock is on: the G1's 0.08 m)
-            without = [name for name in ("gait_still_when_standing", "gait_stand_still_weight") if getattr(self, name)]
+            clock_only = ("gait_still_when_standing", "gait_stand_still_weight", "gait_relax_rewards")
+            without = [name for name in clock_only if getattr(self, name)]
             if self.gait_contact_weight_final is not None:
                 without.append("gait_contact_weight_final")
             if without:
@@ -338,6 +343,18 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             if self.curriculum is None:
                 self.curriculum = GaitCurriculumCfg()
             self.curriculum.gait_contact_relax = relax
+        if self.gait_relax_rewards:
+            terms = [name for name, term in vars(self.rewards).items() if term is not None]
+            if unknown := sorted(set(self.gait_relax_rewards) - set(terms)):
+                from sim2real.config import ConfigError
+
+                raise ConfigError(f"env.gait_relax_rewards: no reward term {unknown[0]!r}; terms: {', '.join(terms)}")
+            if self.curriculum is None:
+                self.curriculum = GaitCurriculumCfg()
+            self.curriculum.gait_relax_rewards = CurrTerm(
+                func=mdp.modify_reward_weights,
+                params={"weights": dict(self.gait_relax_rewards), "num_steps": self.gait_relax_step},
+            )
         if self.gait_swing_height > 0:
             self._add_swing_height(feet)
         if self.gait_stand_still_weight:

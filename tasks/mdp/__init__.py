@@ -10,7 +10,7 @@ from isaaclab_tasks.core.velocity.mdp import (  # noqa: F401
 )
 
 from .actions import DelayedJointPositionAction, DelayedJointPositionActionCfg  # noqa: F401
-from .curriculums import command_ranges_vel  # noqa: F401
+from .curriculums import command_ranges_vel, modify_reward_weights  # noqa: F401
 from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .gait import feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401
 from .height_grid import HeightGrid, height_scan_grid, scanner_params  # noqa: F401

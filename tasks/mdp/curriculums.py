@@ -1,4 +1,5 @@
-"""Curriculum terms: command ranges that widen as tracking improves (terrain levels come from Isaac Lab)."""
+"""Curriculum terms: command ranges that widen as tracking improves, reward weights switched at a step (terrain
+levels come from Isaac Lab)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,20 @@ class command_ranges_vel(ManagerTermBase):
                     self.set_fraction(self.fraction + step)
             self._window_start, self._window_sum, self._window_count = env.common_step_counter, 0.0, 0
         return torch.tensor(self.fraction)
+
+
+class modify_reward_weights(ManagerTermBase):
+    """Isaac Lab's ``modify_reward_weight`` for several terms at once: each named reward term gets its weight once
+    more than ``num_steps`` policy steps per env have passed (a count that restarts on a resume). Returns the sum
+    of the terms' current weights."""
+
+    def __call__(
+        self, env: ManagerBasedRLEnv, env_ids: Sequence[int] | slice, weights: dict[str, float], num_steps: int
+    ) -> float:
+        manager = env.reward_manager
+        for name, weight in weights.items():
+            cfg = manager.get_term_cfg(name)
+            if env.common_step_counter > num_steps and cfg.weight != weight:
+                cfg.weight = weight
+                manager.set_term_cfg(name, cfg)
+        return float(sum(manager.get_term_cfg(name).weight for name in weights))

@@ -70,11 +70,14 @@ def _layout(env: ManagerBasedRLEnv) -> dict[str, tuple[torch.Tensor, torch.Tenso
     layout = {}
     for group, names in manager.active_terms.items():
         perm, sign = [], []
-        for name, dims in zip(names, manager.group_obs_term_dim[group], strict=True):
-            term_perm, term_sign = rules.term(name, dims[-1])
-            start = len(perm)
-            perm += [start + p for p in term_perm]
-            sign += term_sign
+        cfgs = manager._group_obs_term_cfgs[group]  # each term's history (a group's history_length is copied in)
+        for name, dims, cfg in zip(names, manager.group_obs_term_dim[group], cfgs, strict=True):
+            frames = cfg.history_length if cfg.history_length > 0 and cfg.flatten_history_dim else 1
+            term_perm, term_sign = rules.term(name, dims[-1] // frames)
+            for _ in range(frames):  # a flattened history: oldest to newest, each frame mirrored alike
+                start = len(perm)
+                perm += [start + p for p in term_perm]
+                sign += term_sign
         layout[group] = _tensors(perm, sign, env.device)
     layout["actions"] = _tensors(*rules.joints(rules.action_joints), env.device)
     env._mirror_layout = layout
