@@ -206,6 +206,8 @@ def _plain_term(term: Mapping[str, Any]) -> dict[str, Any]:
     }
     if term.get("params"):
         plain["params"] = {str(k): float(v) for k, v in term["params"].items()}
+    if int(term.get("history", 1)) > 1:
+        plain["history"] = int(term["history"])
     return plain
 
 

@@ -107,8 +107,21 @@ def policy_terms(env_cfg: Any) -> list[dict]:
         if isinstance(cfg, ObservationTermCfg):
             scale = 1.0 if cfg.scale is None else cfg.scale
             entry = {"name": name, "size": term(name).size_for(sizes), "scale": scale, "clip": cfg.clip}
+            if history := _history(group, cfg):
+                entry["history"] = history
             if term(name).params:  # e.g. the gait clock's period: the robot side computes the term from it
                 entry["params"] = {key: cfg.params[key] for key in term(name).params}
                 entry["params"].update({key: cfg.params[key] for key, _ in term(name).optional if key in cfg.params})
             terms.append(entry)
     return terms
+
+
+def _history(group: Any, cfg: Any) -> int:
+    """Frames of a term's flattened observation history (Isaac Lab copies a group's ``history_length`` into each
+    term); 0 without one. An unflattened history has no robot-side layout."""
+    length, flatten = cfg.history_length, cfg.flatten_history_dim
+    if group.history_length is not None:
+        length, flatten = group.history_length, group.flatten_history_dim
+    if length > 1 and not flatten:
+        raise ValueError("an observation history must be flattened (flatten_history_dim=True) to be exported")
+    return length if length > 1 else 0

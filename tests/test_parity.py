@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import task_env
+from conftest import GO2_TASK, task_env
 
 from sim2real.config import task_ids
 from sim2real.export.task_interface import command_term, policy_terms
@@ -109,3 +109,27 @@ def assert_torque_parity(env, spec) -> None:
         np.testing.assert_allclose(applied[e, ids], expected, rtol=1e-5, atol=1e-4, err_msg=f"env {e}")
         saturated |= bool(np.any(np.abs(expected) >= 0.5 * actuator.effort))
     assert saturated  # the torque-speed curve was exercised, not just the linear PD
+
+
+def test_observation_history_parity():
+    """With a 3-frame policy history, the robot side counting ticks from the reset builds Isaac Lab's flattened
+    history step by step: every frame filled at the reset, then one frame shifted in per control step."""
+    overrides = ("env.observations.policy.enable_corruption=false", "env.observations.policy.history_length=3")
+    captured = {}
+    with task_env(GO2_TASK, *overrides, num_envs=NUM_ENVS, configure=lambda run: captured.update(run=run)) as env:
+        run = captured["run"]
+        spec = ROBOTS[run.env.robot]
+        terms = policy_terms(run.env)
+        assert {t["history"] for t in terms} == {3}
+        build = ObservationBuilder(terms, spec.per_joint(spec.default_joint_pos))
+        obs, _ = env.reset()
+        actions = torch.zeros(NUM_ENVS, env.num_actions)
+        torch.manual_seed(0)
+        for tick in range(5):
+            command = env.unwrapped.command_manager.get_command("base_velocity").double().numpy()
+            state = measured_state(env, spec, 0)
+            robot_side = build(state, command[0], actions[0].double().numpy(), tick=tick)
+            np.testing.assert_allclose(robot_side, obs["policy"][0].numpy(), atol=1e-5, err_msg=f"tick {tick}")
+            actions = torch.randn(NUM_ENVS, env.num_actions)
+            obs = env.step(actions)[0]
+        assert obs["policy"].shape[1] == 3 * sum(t["size"] for t in terms)

@@ -104,15 +104,23 @@ def term(name: str) -> Term:
     return TERMS[name]
 
 
+def frames(entry: Mapping[str, Any]) -> int:
+    """How many control steps of a term the policy sees (``history``; 1 when absent): its width is size x frames."""
+    return int(entry.get("history", 1))
+
+
 def check_terms(terms: Sequence[Mapping[str, Any]], dims: Dims, command_interface: str) -> None:
-    """Raise ObservationError if a term is unknown, lacks a field, has the wrong size, or a command term does not
-    belong to the policy's command interface."""
+    """Raise ObservationError if a term is unknown, lacks a field, has the wrong size or history, or a command term
+    does not belong to the policy's command interface."""
     command_term = interface(command_interface).obs_term
     for entry in terms:
         missing = [key for key in ("name", "size", "scale", "clip") if key not in entry]
         if missing:
             raise ObservationError(f"observation term {entry!r} lacks field(s) {missing}")
         name = entry["name"]
+        history = entry.get("history", 1)
+        if not (isinstance(history, int) and not isinstance(history, bool) and history >= 1):
+            raise ObservationError(f"observation term {name!r}: history must be an integer >= 1, got {history!r}")
         expected = term(name).size_for(dims)
         if int(entry["size"]) != expected:
             raise ObservationError(f"observation term {name!r} has size {entry['size']}, expected {expected}")
@@ -128,7 +136,11 @@ def check_terms(terms: Sequence[Mapping[str, Any]], dims: Dims, command_interfac
 
 
 class ObservationBuilder:
-    """The policy input from a robot state, term by term from the metadata: each term is ``clip(scale * raw)``."""
+    """The policy input from a robot state, term by term from the metadata: each term is ``clip(scale * raw)``.
+
+    A term with ``history`` N contributes its last N values, oldest first, as Isaac Lab's flattened observation
+    history does; at the policy's first tick (``tick`` 0) every frame is the current value, as after a reset.
+    """
 
     def __init__(
         self,
@@ -149,6 +161,7 @@ class ObservationBuilder:
             params = {key: float(given[key]) for key in spec.params}
             params.update({key: float(given.get(key, default)) for key, default in spec.optional})
             self.terms.append((entry["name"], spec, params, size, scale, entry["clip"]))
+        self.history = {entry["name"]: np.zeros((frames(entry), 0)) for entry in terms if frames(entry) > 1}
 
     def __call__(
         self, state: RobotState, command: np.ndarray, last_action: np.ndarray, tick: int | None = None
@@ -165,8 +178,18 @@ class ObservationBuilder:
             value = scale * np.asarray(raw, dtype=np.float64)
             if value.shape != (size,):
                 raise ObservationError(f"observation term {name!r}: computed shape {value.shape}, metadata {size}")
-            parts.append(np.clip(value, clip[0], clip[1]) if clip is not None else value)
+            value = np.clip(value, clip[0], clip[1]) if clip is not None else value
+            parts.append(self._with_history(name, value, tick) if name in self.history else value)
         return np.concatenate(parts).astype(np.float32)
+
+    def _with_history(self, name: str, value: np.ndarray, tick: int | None) -> np.ndarray:
+        if tick is None:
+            raise ObservationError(f"observation term {name!r} has a history: the builder needs the control tick")
+        past = self.history[name]
+        fresh = tick == 0 or past.shape[1] != value.size  # a takeover, or no frame kept yet
+        past = np.tile(value, (len(past), 1)) if fresh else np.vstack([past[1:], value])
+        self.history[name] = past
+        return past.reshape(-1)
 
     @classmethod
     def from_metadata(cls, meta: Any) -> ObservationBuilder:  # a validated PolicyMetadata

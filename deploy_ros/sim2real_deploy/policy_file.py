@@ -18,7 +18,7 @@ import numpy as np
 
 from sim2real_deploy.actuators import MODELS as ACTUATOR_MODELS
 from sim2real_deploy.commands import interface
-from sim2real_deploy.observations import Dims, check_terms
+from sim2real_deploy.observations import Dims, check_terms, frames
 
 SCHEMA_VERSION = 2
 METADATA_KEY = "sim2real"
@@ -136,7 +136,7 @@ class PolicyMetadata:
 
     @property
     def obs_dim(self) -> int:
-        return sum(int(term["size"]) for term in self.raw["observations"])
+        return sum(int(term["size"]) * frames(term) for term in self.raw["observations"])
 
     @property
     def command_interface(self) -> str:

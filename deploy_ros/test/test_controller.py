@@ -112,6 +112,26 @@ def test_gait_clock_counts_control_ticks_from_enable():
     assert np.allclose(seen[10][-2:], [1.0, 0.0], atol=1e-6)  # a quarter period after enable
 
 
+def test_observation_history_frames_oldest_first_and_refilled_at_enable():
+    """A term with ``history`` 3 feeds its last 3 values, oldest first; at the first policy tick (enable) every
+    frame is the current value, as Isaac Lab's history after a reset; a bad history is refused."""
+    meta = go2_metadata()
+    actions = next(t for t in meta["observations"] if t["name"] == "actions")
+    actions["history"] = 3
+    validate_metadata(meta)
+    outputs = iter(np.arange(1, 20, dtype=np.float32))  # the policy's k-th call outputs k on every joint
+    seen = []
+    ctrl = make(policy=lambda obs: (seen.append(obs), np.full(12, next(outputs), np.float32))[1], meta=meta)
+    ctrl.enable(to_standing_done(ctrl))
+    run(ctrl, ctrl.last_tick, 4)
+    assert seen[0].shape == (45 + 24,)
+    frames = [obs[33:69].reshape(3, 12)[:, 0].tolist() for obs in seen]  # the actions term's three frames
+    assert frames == [[0, 0, 0], [0, 0, 1], [0, 1, 2], [1, 2, 3]]
+    actions["history"] = 0
+    with pytest.raises(PolicyFileError, match="history must be an integer >= 1"):
+        validate_metadata(meta)
+
+
 def test_joints_in_another_order_and_extra_joints():
     ctrl = make()
     names = list(reversed(JOINT_NAMES)) + ["head_joint"]
