@@ -68,14 +68,18 @@ def test_a_clock_exported_without_still_below_runs_as_before():
 
 
 def test_go2_trots_on_the_clock_and_bad_offsets_are_a_config_error():
-    """The Go2's schedule pairs diagonal feet (FL with RR, FR with RL) in the spec's foot order; no clock by default;
+    """The Go2's schedule pairs diagonal feet (FL with RR, FR with RL) in the spec's foot order; its default clock
+    (0.5 s, still at a zero command) goes with ``env.gait_period=0``, robot defaults that need the clock included;
     offsets that do not give one per foot are a one-line config error."""
     from sim2real.config import ConfigError, load_task
     from sim2real.robots import ROBOTS
 
-    assert load_task(GO2_TASK).env.rewards.gait_contact is None
-    env = load_task(GO2_TASK, ["env.gait_period=0.5"]).env
-    assert env.observations.policy.gait_phase.params == env.observations.critic.gait_phase.params == {"period": 0.5}
+    off = load_task(GO2_TASK, ["env.gait_period=0"]).env
+    assert off.rewards.gait_contact is None and off.observations.policy.gait_phase is None
+    assert off.curriculum.gait_contact_relax is None
+    env = load_task(GO2_TASK).env
+    clock = {"period": 0.5, "still_below": 0.1}
+    assert env.observations.policy.gait_phase.params == env.observations.critic.gait_phase.params == clock
     params = env.rewards.gait_contact.params
     feet = params["sensor_cfg"].body_names
     assert feet == list(ROBOTS["go2"].foot_bodies) and params["sensor_cfg"].preserve_order

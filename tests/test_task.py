@@ -33,7 +33,7 @@ def test_observation_groups_match_documented_layout(env):
     assert critic[: len(policy)] == policy
     assert critic[len(policy) :] == critic_extra
     obs = env.get_observations()
-    assert obs["policy"].shape == (8, 45) and obs["critic"].shape == (8, 119)
+    assert obs["policy"].shape == (8, 47) and obs["critic"].shape == (8, 121)  # with the Go2's gait clock
 
 
 def test_joint_order_follows_robot_spec(env):

@@ -92,7 +92,7 @@ def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
         ("agent.algorithm.entropy_anneal=[5,2]", "must be [start,end] with 0 <= start <= end"),
         ("agent.algorithm.action_std_anneal=[-1,2]", "must be [start,end] with 0 <= start <= end"),
         ("agent.algorithm.action_std_max_final=0.0", "action_std_max_final=0.0 must be > 0"),
-        ("env.gait_stand_still_weight=-0.5", "need env.gait_period > 0"),
+        ("env.gait_period=0 env.gait_stand_still_weight=-0.5", "need env.gait_period > 0"),
         ("env.gait_period=0.5 env.gait_relax_rewards={track_lin_vel_xy_fin:1}", "no reward term"),
     ],
 )

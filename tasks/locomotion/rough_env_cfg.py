@@ -1,7 +1,7 @@
 """Velocity tracking on generated rough terrain: a robot's flat task plus terrain, a height scan and two curricula.
 
-:class:`RoughTerrainCfg` is a mixin put in front of a robot's flat task (``class Go2RoughEnvCfg(RoughTerrainCfg,
-Go2FlatEnvCfg)``), so a rough variant keeps that robot's rewards, commands and physics and sets only what differs.
+:class:`RoughTerrainCfg` is a mixin put in front of a robot's flat task (``class G1RoughEnvCfg(RoughTerrainCfg,
+G1FlatEnvCfg)``), so a rough variant keeps that robot's rewards, commands and physics and sets only what differs.
 
 - Terrain: Isaac Lab's generator with height-field sub-terrains only (pyramid slopes and stairs, up and down, random
   rough, boxes), all ``convert_to_heightfield``: Newton then collides one heightfield, which MuJoCo (native C and

@@ -242,6 +242,21 @@ class GaitCurriculumCfg:
     gait_relax_rewards: CurrTerm | None = None  # set with env.gait_relax_rewards
 
 
+CLOCK_ONLY = (
+    "gait_contact_weight_final",
+    "gait_relax_rewards",
+    "gait_still_when_standing",
+    "gait_stand_still_weight",
+    "gait_swing_height",
+)
+
+
+def _field_default(cfg: object, name: str) -> object:
+    """A config field's default in ``cfg``'s class (a robot cfg's override of the shared one)."""
+    field = type(cfg).__dataclass_fields__[name]
+    return field.default_factory() if field.default is MISSING else field.default
+
+
 @configclass
 class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     """50 Hz policy over 200 Hz physics: the rate of Unitree's own controllers and of Isaac Lab's stock tasks."""
@@ -299,11 +314,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         else:
             from sim2real.config import ConfigError
 
-            # (gait_swing_height is a robot's default for when the clock is on: the G1's 0.08 m)
-            clock_only = ("gait_still_when_standing", "gait_stand_still_weight", "gait_relax_rewards")
-            without = [name for name in clock_only if getattr(self, name)]
-            if self.gait_contact_weight_final is not None:
-                without.append("gait_contact_weight_final")
+            # a clock-only setting left at its robot's default is ignored with the clock off (env.gait_period=0 turns
+            # the Go2's off); one set away from it would be silently lost
+            without = [name for name in CLOCK_ONLY if getattr(self, name) != _field_default(self, name)]
             if without:
                 raise ConfigError(f"env.{', env.'.join(without)} need env.gait_period > 0")
 

@@ -1,11 +1,10 @@
-"""Go1 velocity tracking on flat ground: the shared locomotion task with the Go1 spec, nothing else."""
+"""Go1 velocity tracking on flat ground: the Go2's task and walking recipe with the Go1 spec, nothing else."""
 
 from isaaclab.utils import configclass
 
-from sim2real.tasks.locomotion.velocity_env_cfg import TROT, VelocityEnvCfg
+from sim2real.robots.go2.env_cfg import Go2FlatEnvCfg
 
 
 @configclass
-class Go1FlatEnvCfg(VelocityEnvCfg):
+class Go1FlatEnvCfg(Go2FlatEnvCfg):
     robot = "go1"
-    gait_offsets = TROT  # the gait clock (env.gait_period), feet FL, FR, RL, RR
