@@ -23,17 +23,16 @@ def test_observation_groups_match_documented_layout(env):
     n = len(env.unwrapped.scene["robot"].joint_names)
     policy = documented_terms("policy", n)
     critic_extra = documented_terms("critic", n)
-    assert (
-        list(zip(manager.active_terms["policy"], [d[0] for d in manager.group_obs_term_dim["policy"]], strict=True))
-        == policy
-    )
+    frames = env.unwrapped.cfg.observations.policy.history_length  # the Go2 actor sees 5 steps of each term
+    policy_dims = [d[0] // frames for d in manager.group_obs_term_dim["policy"]]
+    assert list(zip(manager.active_terms["policy"], policy_dims, strict=True)) == policy
     critic = list(
         zip(manager.active_terms["critic"], [d[0] for d in manager.group_obs_term_dim["critic"]], strict=True)
     )
     assert critic[: len(policy)] == policy
     assert critic[len(policy) :] == critic_extra
     obs = env.get_observations()
-    assert obs["policy"].shape == (8, 47) and obs["critic"].shape == (8, 121)  # with the Go2's gait clock
+    assert obs["policy"].shape == (8, 5 * 47) and obs["critic"].shape == (8, 121)  # with the Go2's gait clock
 
 
 def test_joint_order_follows_robot_spec(env):
@@ -104,8 +103,8 @@ def test_training_records_every_randomisation_range(env):
     record = domain_randomization(env.unwrapped.cfg, "native_mujoco_cpu")
     assert record["joint_dynamics"] == ROBOTS["go2"].passive_ranges()
     events = record["events"]
-    assert events["added_base_mass"]["params"]["mass_distribution_params"] == [-1.0, 3.0]
-    assert events["push_robot"]["interval_range_s"] == [10.0, 15.0] and record["action_delay_steps"] == [0, 2]
+    assert events["added_base_mass"]["params"]["mass_distribution_params"] == [-2.0, 2.0]  # the Go2's, centred
+    assert events["push_robot"]["interval_range_s"] == [10.0, 15.0] and record["action_delay_steps"] == [0, 1]
     assert record["physics"] == {"preset": "native_mujoco_cpu", "cone": "elliptic", "impratio": 100.0, "dt": 0.005}
     assert record["observation_noise"]["joint_vel"] == [-1.5, 1.5]
 

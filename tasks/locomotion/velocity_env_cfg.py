@@ -331,9 +331,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         params = {"period": self.gait_period}
         if self.gait_still_when_standing:
             params["still_below"] = mdp.gait.MOVING
-        phase = ObsTerm(func=mdp.gait_phase, params=params)
-        self.observations.policy.gait_phase = phase
-        self.observations.critic.gait_phase = phase
+        # one term object per group: Isaac Lab writes a group's history_length into its terms
+        self.observations.policy.gait_phase = ObsTerm(func=mdp.gait_phase, params=params)
+        self.observations.critic.gait_phase = ObsTerm(func=mdp.gait_phase, params=dict(params))
         self.rewards.gait_contact = RewTerm(
             func=mdp.gait_contact,
             weight=self.gait_contact_weight,
