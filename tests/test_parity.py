@@ -63,9 +63,8 @@ def test_observation_and_torque_parity(task):
         run.env.actions.joint_pos.max_target_rate = None  # full target jumps exercise the torque-speed curve
         captured["run"] = run
 
-    with task_env(
-        task, "env.observations.policy.enable_corruption=false", num_envs=NUM_ENVS, configure=keep_config
-    ) as env:
+    overrides = ("env.observations.policy.enable_corruption=false", "env.observations.policy.history_length=0")
+    with task_env(task, *overrides, num_envs=NUM_ENVS, configure=keep_config) as env:  # history: the test below
         run = captured["run"]
         spec = ROBOTS[run.env.robot]
         torch.manual_seed(0)
@@ -77,9 +76,11 @@ def test_observation_and_torque_parity(task):
         name, _, _ = command_term(run.env)
         command = env.unwrapped.command_manager.get_command(name).double().numpy()
         default_gripper = np.array([spec.default_pos(j) for j in spec.gripper_joints]) if spec.gripper_joints else None
-        build = ObservationBuilder(policy_terms(run.env), spec.per_joint(spec.default_joint_pos), default_gripper)
+        defaults, dt = spec.per_joint(spec.default_joint_pos), env.unwrapped.step_dt
+        build = ObservationBuilder(policy_terms(run.env), defaults, default_gripper, control_dt=dt)
         for e in range(NUM_ENVS):
-            robot_side = build(measured_state(env, spec, e), command[e], clipped[e])
+            tick = int(env.unwrapped.episode_length_buf[e])  # a clock's time, as the robot counts its ticks
+            robot_side = build(measured_state(env, spec, e), command[e], clipped[e], tick=tick)
             np.testing.assert_allclose(robot_side, obs[e].numpy(), atol=1e-5, err_msg=f"{task} env {e}")
         assert np.abs(clipped).max() == run.agent.clip_actions  # the last-action term saw the clip
         assert_torque_parity(env, spec)
@@ -121,7 +122,7 @@ def test_observation_history_parity():
         spec = ROBOTS[run.env.robot]
         terms = policy_terms(run.env)
         assert {t["history"] for t in terms} == {3}
-        build = ObservationBuilder(terms, spec.per_joint(spec.default_joint_pos))
+        build = ObservationBuilder(terms, spec.per_joint(spec.default_joint_pos), control_dt=env.unwrapped.step_dt)
         obs, _ = env.reset()
         actions = torch.zeros(NUM_ENVS, env.num_actions)
         torch.manual_seed(0)
