@@ -10,7 +10,7 @@ from sim2real.robots.go2.env_cfg import GAIT_RELAX_ITERATION
 @configclass
 class Go2FlatPPORunnerCfg(LocomotionPPORunnerCfg):
     experiment_name = "go2_flat"
-    max_iterations = 600  # ~16 min on 2 CPU cores with the default 256 envs (README "Time to walk")
+    max_iterations = 600  # 26 min on 2 CPU cores with the default 256 envs; passes the full check (README)
     symmetry = True
 
     def __post_init__(self):

@@ -12,7 +12,7 @@ GAIT_RELAX_ITERATION = 350  # the clock's contact reward relaxes here; the runne
 @configclass
 class Go2FlatEnvCfg(VelocityEnvCfg):
     """The main job's task: a trot clock that starts the gait and then leaves the pace to velocity tracking
-    (docs/recipe_symmetry.json, README "Time to walk")."""
+    (docs/recipe_history.json, README "Time to a robust walk")."""
 
     robot = "go2"
     gait_offsets = TROT  # feet FL, FR, RL, RR
@@ -21,7 +21,6 @@ class Go2FlatEnvCfg(VelocityEnvCfg):
     gait_contact_weight_final = 0.1  # from GAIT_RELAX_ITERATION: the clock's weight held the combined command's vy low
     gait_relax_step = GAIT_RELAX_ITERATION * 24  # policy steps per env (num_steps_per_env = 24)
     gait_still_when_standing = True
-
     gait_relax_rewards = {"track_lin_vel_xy_fine": 0.75}  # then a sharp kernel: the deterministic gait overshot
 
     def __post_init__(self):
