@@ -238,8 +238,7 @@ class TerminationsCfg:
 
 @configclass
 class GaitCurriculumCfg:
-    gait_contact_relax: CurrTerm | None = None  # set with env.gait_contact_weight_final
-    gait_relax_rewards: CurrTerm | None = None  # set with env.gait_relax_rewards
+    gait_relax: CurrTerm | None = None  # set with env.gait_contact_weight_final or env.gait_relax_rewards
 
 
 CLOCK_ONLY = (
@@ -280,8 +279,8 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     gait_contact_weight: float = 0.1  # Override in robot cfg.
     gait_contact_weight_final: float | None = None
     """With the clock: ``gait_contact``'s weight once ``gait_relax_step`` policy steps per env have passed
-    (iterations x ``agent.num_steps_per_env``; Isaac Lab's ``modify_reward_weight``, which restarts its count on a
-    resume): the clock starts the gait, then leaves the pace to the tracking terms. None: constant."""
+    (iterations x ``agent.num_steps_per_env``; ``mdp.modify_reward_weights``, whose count restarts on a resume):
+    the clock starts the gait, then leaves the pace to the tracking terms. None: constant."""
     gait_relax_step: int = 0
     gait_relax_rewards: dict[str, float] = {}
     """With the clock: reward weights set at ``gait_relax_step`` too (term name -> weight), e.g. a sharp tracking
@@ -344,30 +343,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 "offsets": list(self.gait_offsets),
             },
         )
-        if self.gait_contact_weight_final is not None:
-            relax = CurrTerm(
-                func=mdp.modify_reward_weight,
-                params={
-                    "term_name": "gait_contact",
-                    "weight": self.gait_contact_weight_final,
-                    "num_steps": self.gait_relax_step,
-                },
-            )
-            if self.curriculum is None:
-                self.curriculum = GaitCurriculumCfg()
-            self.curriculum.gait_contact_relax = relax
-        if self.gait_relax_rewards:
-            terms = [name for name, term in vars(self.rewards).items() if term is not None]
-            if unknown := sorted(set(self.gait_relax_rewards) - set(terms)):
-                from sim2real.config import ConfigError
-
-                raise ConfigError(f"env.gait_relax_rewards: no reward term {unknown[0]!r}; terms: {', '.join(terms)}")
-            if self.curriculum is None:
-                self.curriculum = GaitCurriculumCfg()
-            self.curriculum.gait_relax_rewards = CurrTerm(
-                func=mdp.modify_reward_weights,
-                params={"weights": dict(self.gait_relax_rewards), "num_steps": self.gait_relax_step},
-            )
+        self._add_gait_relax()
         if self.gait_swing_height > 0:
             self._add_swing_height(feet)
         if self.gait_stand_still_weight:
@@ -375,6 +351,24 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 func=mdp.stand_still,
                 weight=self.gait_stand_still_weight,
                 params={"command_name": "base_velocity", "asset_cfg": SceneEntityCfg("robot", joint_names=".*")},
+            )
+
+    def _add_gait_relax(self) -> None:
+        """One curriculum term switching, at ``gait_relax_step``, the clock's contact weight to its final value and
+        the ``gait_relax_rewards`` terms to theirs."""
+        terms = [name for name, term in vars(self.rewards).items() if term is not None]
+        if unknown := sorted(set(self.gait_relax_rewards) - set(terms)):
+            from sim2real.config import ConfigError
+
+            raise ConfigError(f"env.gait_relax_rewards: no reward term {unknown[0]!r}; terms: {', '.join(terms)}")
+        weights = dict(self.gait_relax_rewards)
+        if self.gait_contact_weight_final is not None:
+            weights["gait_contact"] = self.gait_contact_weight_final
+        if weights:
+            if self.curriculum is None:
+                self.curriculum = GaitCurriculumCfg()
+            self.curriculum.gait_relax = CurrTerm(
+                func=mdp.modify_reward_weights, params={"weights": weights, "num_steps": self.gait_relax_step}
             )
 
     def _add_swing_height(self, feet: list[str]) -> None:
