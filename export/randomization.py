@@ -12,6 +12,7 @@ from typing import Any
 from isaaclab.managers import SceneEntityCfg
 
 from sim2real.config import to_plain
+from sim2real_deploy.policy_file import JOINT_DYNAMICS_LOG_UNIFORM
 
 
 def domain_randomization(env_cfg: Any, physics: str) -> dict[str, Any]:
@@ -37,6 +38,7 @@ def domain_randomization(env_cfg: Any, physics: str) -> dict[str, Any]:
     }
     joint = events.get("joint_dynamics", {}).get("params", {}).get("ranges")
     record["joint_dynamics"] = joint or None  # per policy joint: damping / friction / armature [low, high]
+    record["joint_dynamics_log_uniform"] = list(JOINT_DYNAMICS_LOG_UNIFORM) if joint else None
     return record
 
 

@@ -287,6 +287,27 @@ def test_trained_joint_dynamics_come_from_the_metadata(files):
         sample_perturbations(rand, np.random.default_rng(1), 1.0, bare)
 
 
+def test_log_uniform_joint_dynamics_are_sampled_as_trained(files):
+    """Keys the metadata records as log-uniform are sampled that way: over [0.01, 1] half the samples fall under the
+    geometric mean 0.1 (uniform: a tenth); friction stays uniform. A log-uniform range from 0 is refused."""
+    from sim2real_deploy.policy_file import joint_dynamics_quantile
+    from sim2real_deploy.sim2sim.episode import sample_perturbations
+
+    assert joint_dynamics_quantile("damping", 0.02, 0.5, 0.5, ("damping",)) == pytest.approx(0.1)
+    assert joint_dynamics_quantile("damping", 0.02, 0.5, 0.5, ()) == pytest.approx(0.26)
+    meta = make_metadata()
+    ranges = {key: [[0.01, 1.0]] * 12 for key in ("damping", "friction", "armature")}
+    meta["training"]["domain_randomization"] = {"joint_dynamics": ranges, "joint_dynamics_log_uniform": ["damping"]}
+    robot = MujocoRobot.from_metadata(read_metadata(constant_policy(files / "log.onnx", meta=meta)))
+    rng, rand = np.random.default_rng(3), Randomization(joint_dynamics="trained")
+    samples = [sample_perturbations(rand, rng, 1.0, robot)["joint_dynamics"] for _ in range(50)]
+    below = {key: np.mean([s[key] < 0.1 for s in samples]) for key in ("damping", "friction")}
+    assert 0.4 < below["damping"] < 0.6 and below["friction"] < 0.2, below
+    ranges["damping"] = [[0.0, 1.0]] * 12
+    with pytest.raises(PolicyFileError, match="log-uniform: lo must be > 0"):
+        validate_metadata(meta)
+
+
 def test_a_kneeling_g1_has_fallen_by_its_own_rule(files):
     """The fall rule is the robot's (metadata ``robot.fall``): for the G1 three quarters of its standing height. A G1
     folding into a kneel fails; the quadruped's absolute 0.15 m floor counted the same pose as standing."""

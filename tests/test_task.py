@@ -74,7 +74,8 @@ def test_startup_randomisation_differs_across_envs_within_ranges(env):
 
 def test_passive_joint_dynamics_are_randomised_into_the_physics(env):
     """Damping, friction and armature of every joint and env: inside the spec's ranges, different per env and joint,
-    in the native MuJoCo worlds the physics steps, and what the critic observes."""
+    in the native MuJoCo worlds the physics steps, and what the critic observes. Damping is log-uniform: half the
+    samples lie under its range's geometric mean, the MJCF's 0.1 (uniform over 0.02-0.5: a sixth)."""
     from isaaclab_newton.physics import NewtonManager
 
     from sim2real.robots import ROBOTS
@@ -92,6 +93,8 @@ def test_passive_joint_dynamics_are_randomised_into_the_physics(env):
         assert ((values >= lo - 1e-6) & (values <= hi + 1e-6)).all() and values.std(dim=0).min() > 0
         native = torch.from_numpy(solver.native.params[f"dof_{mujoco_key}"][:, 6:]).float()  # after the free joint
         assert torch.allclose(native.sort(dim=1).values, values.sort(dim=1).values, atol=1e-6)
+    damping = critic[:, 0]
+    assert 0.35 < (damping < (ranges["damping"].prod(dim=1).sqrt())).float().mean() < 0.65  # 96 samples
     assert solver.mj_model.opt.cone == 1 and solver.native.models[0].opt.impratio == 100.0  # the MJCF's elliptic cone
 
 
@@ -102,6 +105,7 @@ def test_training_records_every_randomisation_range(env):
 
     record = domain_randomization(env.unwrapped.cfg, "native_mujoco_cpu")
     assert record["joint_dynamics"] == ROBOTS["go2"].passive_ranges()
+    assert record["joint_dynamics_log_uniform"] == ["damping", "armature"]
     events = record["events"]
     assert events["added_base_mass"]["params"]["mass_distribution_params"] == [-2.0, 2.0]  # the Go2's, centred
     assert events["push_robot"]["interval_range_s"] == [10.0, 15.0] and record["action_delay_steps"] == [0, 1]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import torch
 from isaaclab.managers import SceneEntityCfg
 
-from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS
+from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS, JOINT_DYNAMICS_LOG_UNIFORM, joint_dynamics_quantile
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedEnv
@@ -19,7 +19,8 @@ def randomize_joint_passive_dynamics(
     asset_cfg: SceneEntityCfg,
     ranges: dict[str, list[list[float]]],
 ) -> None:
-    """Viscous damping, Coulomb friction and armature of each selected joint, uniform in its own [low, high] range.
+    """Viscous damping, Coulomb friction and armature of each selected joint, in its own [low, high] range:
+    log-uniform for ``JOINT_DYNAMICS_LOG_UNIFORM`` (damping, armature), uniform for friction.
 
     ``ranges`` maps each of ``JOINT_DYNAMICS_KEYS`` to one [low, high] per selected joint (absolute values; the MJCF's
     nominal value should lie inside). Sampled independently per env and joint: real motors differ one by one.
@@ -32,7 +33,7 @@ def randomize_joint_passive_dynamics(
     for key in JOINT_DYNAMICS_KEYS:
         bounds = torch.as_tensor(ranges[key], dtype=torch.float32, device=env.device)  # (joints, 2)
         u = torch.rand(len(env_ids), bounds.shape[0], device=env.device)
-        sample[key] = bounds[:, 0] + u * (bounds[:, 1] - bounds[:, 0])
+        sample[key] = joint_dynamics_quantile(key, bounds[:, 0], bounds[:, 1], u, JOINT_DYNAMICS_LOG_UNIFORM)
     asset.write_joint_viscous_friction_coefficient_to_sim_index(
         joint_viscous_friction_coeff=sample["damping"], joint_ids=joint_ids, env_ids=env_ids
     )

@@ -11,6 +11,7 @@ import numpy as np
 from sim2real_deploy.commands import BASE_VELOCITY
 from sim2real_deploy.mujoco_robot import DOF_FIELDS, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
+from sim2real_deploy.policy_file import joint_dynamics_quantile
 from sim2real_deploy.sim2sim.config import FallRule, Randomization, Segment, Sim2SimConfig, Sim2SimError
 
 
@@ -61,7 +62,11 @@ def _joint_dynamics(rand: Randomization, rng: np.random.Generator, robot: Mujoco
         trained = robot.meta.trained_joint_dynamics
         if trained is None:
             raise Sim2SimError("joint_dynamics='trained': the policy's metadata records no joint-dynamics ranges")
-        return {key: rng.uniform(r[:, 0], r[:, 1]) for key, r in trained.items()}
+        log_uniform = robot.meta.joint_dynamics_log_uniform
+        return {
+            key: joint_dynamics_quantile(key, r[:, 0], r[:, 1], rng.uniform(size=len(r)), log_uniform)
+            for key, r in trained.items()
+        }
     if rand.joint_dynamics != "scale":
         raise Sim2SimError(f"joint_dynamics must be 'scale' or 'trained', not {rand.joint_dynamics!r}")
     scales = dict(zip(DOF_FIELDS, (rand.joint_damping, rand.joint_friction, rand.joint_armature), strict=True))

@@ -3,10 +3,11 @@
 from sim2real.robots.spec import JointGroup, Mirror, PassiveDynamics, RobotSpec, task_entry_points
 
 _LEGS = ("FL", "FR", "RL", "RR")
-# Passive joint dynamics: the MJCF's 0.1 / 0.2 / 0.01 inside each range (sources in docs/domain_randomization.md)
+# Passive joint dynamics: the MJCF's 0.1 / 0.2 / 0.01 the median of each range (damping and armature log-uniform;
+# sources in docs/domain_randomization.md)
 # Unitree's leg naming: left and right legs swap; the hips abduct about x, so they turn the other way in the mirror
 MIRROR = Mirror(pairs=(("FL", "FR"), ("RL", "RR")), negated=r".*_hip_joint")
-_PASSIVE = PassiveDynamics(damping=(0.05, 0.5), friction=(0.0, 0.4), armature=(0.005, 0.02))
+_PASSIVE = PassiveDynamics(damping=(0.02, 0.5), friction=(0.0, 0.4), armature=(0.005, 0.02))
 
 SPEC = RobotSpec(
     name="go2",
