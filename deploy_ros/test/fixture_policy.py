@@ -38,9 +38,12 @@ def default_pose(name: str) -> float:
 
 
 def go2_metadata(**overrides) -> dict:
-    """The shipped Go2 policy's metadata with a fixture's training record and no action clip."""
+    """The shipped Go2 policy's metadata with a fixture's training record, no action clip, and one frame of the six
+    velocity-task terms (45 values: the layout the controller tests index; history and clock have their own tests)."""
     meta = json.loads(json.dumps(_SHIPPED))
     meta["action"]["clip"] = None
+    meta["observations"] = [{k: v for k, v in t.items() if k != "history"} for t in meta["observations"]]
+    meta["observations"] = [t for t in meta["observations"] if t["name"] != "gait_phase"]
     meta["training"] = {"run_id": "fixture", "git_revision": "none", "versions": {}, "exported_at": "never"}
     meta.update(overrides)
     return meta
