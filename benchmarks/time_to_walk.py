@@ -5,7 +5,8 @@ The full check is ``sim2real sim2sim``'s default schedule (every commanded axis 
 physics) and then, if that passes, its randomised mode (``--randomize``: 20 episodes of combined disturbances,
 >= 95 % survival). Each checkpoint is exported as a robot gets it (deterministic actor, ONNX), oldest first; the
 scan of a run stops at its first pass unless ``--all`` is given. Give one folder per seed of uninterrupted runs
-(a resumed run's file times do not measure training time); the summary is a table seed by seed.
+(a resumed run's file times do not measure training time); the summary is a table seed by seed. ``--reuse`` takes
+earlier ``--out`` files, so that a checkpoint checked once (e.g. while its run trained) is not checked again.
 
     .venv/bin/sim2real train seed=1   # the main job: Go2 flat, 256 envs, a checkpoint every 50 iterations
     .venv/bin/python benchmarks/time_to_walk.py logs/go2_flat/<run seed 1> <run seed 2> ... --every 100 \
@@ -108,13 +109,26 @@ def plot(runs: list[dict], out: Path, limit_min: float = 30.0) -> None:
     plt.close(fig)
 
 
-def scan(run: Path, every: int, start: int, scan_all: bool, keep: Path | None) -> list[dict]:
+def earlier_rows(files: list[Path]) -> dict[tuple[str, int], dict]:
+    """Checked rows of earlier ``--out`` files, by (run folder, iteration): a checkpoint is checked once."""
+    rows = {}
+    for file in files:
+        for run in json.loads(file.read_text())["runs"]:
+            rows |= {(run["run"], row["iteration"]): row for row in run["checked"]}
+    return rows
+
+
+def scan(
+    run: Path, every: int, start: int, scan_all: bool, keep: Path | None, earlier: dict[tuple[str, int], dict]
+) -> list[dict]:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         work = keep / run.name if keep else Path(tmp)
         for iteration, path in checkpoints(run, every, start):
-            row = {"iteration": iteration, "minutes": round(minutes_since_start(run, path), 1)}
-            row |= check(path, work)
+            row = earlier.get((str(run), iteration))
+            if row is None:
+                row = {"iteration": iteration, "minutes": round(minutes_since_start(run, path), 1)}
+                row |= check(path, work)
             results.append(row)
             verdict = "PASS" if row["passed"] else ("nominal only" if row["nominal_passed"] else "fail")
             survival = row.get("randomized_survival")
@@ -137,11 +151,15 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the exported policies and reports under this folder")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     parser.add_argument("--plot", type=Path, help="draw the reward curves with each checked checkpoint here (PNG)")
+    parser.add_argument(
+        "--reuse", type=Path, nargs="+", default=[], help="earlier --out files: their checkpoints are not checked again"
+    )
     args = parser.parse_args()
+    earlier = earlier_rows(args.reuse)
 
     runs = []
     for run in args.runs:
-        results = scan(run, args.every, args.start, args.all, args.keep)
+        results = scan(run, args.every, args.start, args.all, args.keep, earlier)
         first = next((r for r in results if r["passed"]), None)
         seed = json.loads((run / "run.json").read_text()).get("settings", {}).get("seed")
         runs.append({"run": str(run), "seed": seed, "first_pass": first, "checked": results})
