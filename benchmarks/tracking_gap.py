@@ -70,6 +70,9 @@ def in_training_physics(
         [
             *recorded_overrides(info, ("physics", "cone")),
             *([] if randomized else [o for o in NO_RANDOMISATION if not any(name in o for name in keep)]),
+            # every env walks the fixed command: a standing env (rel_standing_envs) has its command zeroed after each
+            # step, and averaged in it read the training side low (1 of 16 before 2026-12-03: 15/16 of the speed)
+            "env.commands.base_velocity.rel_standing_envs=0.0",
             f"env.scene.num_envs={num_envs}",
         ],
     )
