@@ -51,6 +51,9 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     symmetry: bool = False
     """Left-right symmetric data augmentation (``sim2real.tasks.mdp.symmetry``): every minibatch is followed by its
     mirror image. Needs a robot spec with a ``mirror``."""
+    velocity_estimator: bool = False
+    """The actor estimates its base velocity from its observations, regressed on the true one in every update
+    (``sim2real.estimator``); exported inside the ONNX graph. Needs a floating-base (locomotion) task."""
     actor = actor_mlp([128, 128, 128])
     critic = critic_mlp([128, 128, 128])
     algorithm = PpoAlgorithmCfg(

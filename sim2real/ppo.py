@@ -20,6 +20,7 @@ import torch
 from rsl_rl.algorithms import PPO as RslRlPPO
 from rsl_rl.modules.distribution import GaussianDistribution
 
+ESTIMATOR_LR = 1.0e-3
 KL_SAMPLES = 4096
 """Transitions (evenly strided over the batch) on which the post-update KL is measured: plenty for a diagnostic,
 and an extra forward pass over every transition would cost ~1 % of a CPU iteration."""
@@ -62,7 +63,11 @@ class PPO(RslRlPPO):
         span, start, final = self.entropy_schedule
         if final is not None:
             self.entropy_coef = linear_schedule(self.iteration, span, start, final)
-        losses = self._update_with_divergence()
+        if hasattr(self.actor, "estimation_loss"):  # before PPO's update: the rollout's observations as collected
+            losses = {"velocity_estimation": self._update_estimator()}
+            losses |= self._update_with_divergence()
+        else:
+            losses = self._update_with_divergence()
         losses["entropy_coef"] = self.entropy_coef
         cap = self._std_cap(self.iteration)
         if cap is not None:  # the cap this iteration's rollouts ran under
@@ -70,6 +75,21 @@ class PPO(RslRlPPO):
         self.iteration += 1
         self._apply_std_cap(self.iteration)  # for the next rollouts
         return losses
+
+    def _update_estimator(self) -> float:
+        """Regress the actor's velocity estimator on the rollout (``sim2real.estimator``): PPO's epochs and
+        minibatches, its own Adam; returns the mean loss."""
+        if getattr(self, "estimator_optimizer", None) is None:
+            self.estimator_optimizer = torch.optim.Adam(self.actor.estimator.parameters(), lr=ESTIMATOR_LR)
+        total, count = 0.0, 0
+        for batch in self.storage.mini_batch_generator(self.num_mini_batches, self.num_learning_epochs):
+            loss = self.actor.estimation_loss(batch.observations)
+            self.estimator_optimizer.zero_grad()
+            loss.backward()
+            self.estimator_optimizer.step()
+            total, count = total + float(loss), count + 1
+        self.actor.estimator.zero_grad(set_to_none=True)  # PPO's optimizer holds these parameters too
+        return total / max(count, 1)
 
     def _std_cap(self, iteration: int) -> float | None:
         span, start, final = self.std_cap_schedule

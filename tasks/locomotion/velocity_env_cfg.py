@@ -123,6 +123,16 @@ class CriticObsCfg(PolicyObsCfg):
 class ObservationsCfg:
     policy: PolicyObsCfg = PolicyObsCfg()
     critic: CriticObsCfg = CriticObsCfg()
+    velocity_target: ObsGroup | None = None  # set by agent.velocity_estimator=true: VelocityTargetCfg
+
+
+@configclass
+class VelocityTargetCfg(ObsGroup):
+    """The base velocity an actor's estimator regresses on (``sim2real.estimator``); no actor or critic input."""
+
+    base_lin_vel = ObsTerm(func=mdp.base_lin_vel)
+
+    enable_corruption = False
 
 
 @configclass

@@ -8,10 +8,13 @@ Termination on pelvis or torso contact comes from the robot spec (``fall_contact
 
 from __future__ import annotations
 
+from dataclasses import MISSING
+
 from isaaclab.managers import RewardTermCfg as RewTerm
 from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass
 
+from sim2real.robots import ROBOTS
 from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
 from sim2real.tasks.locomotion.velocity_env_cfg import RewardsCfg, VelocityEnvCfg
@@ -45,6 +48,9 @@ class G1RewardsCfg(RewardsCfg):
     joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
     joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
     joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
+    # unitree_rl_gym's G1 terms, off until measured: staying up pays, and the pelvis held at its standing height
+    alive = RewTerm(func=mdp.is_alive, weight=0.0)
+    base_height = RewTerm(func=mdp.base_height_l2, weight=0.0, params={"target_height": MISSING})
 
 
 @configclass
@@ -60,9 +66,12 @@ class G1FlatEnvCfg(VelocityEnvCfg):
 
     def __post_init__(self):
         super().__post_init__()
+        # episodes start from the default pose (Isaac Lab's G1): joints scaled 0.5-1.5 topple a biped before it acts
+        self.events.reset_joints.params["position_range"] = (1.0, 1.0)
         self.commands.base_velocity.ranges.lin_vel_x = (-0.5, 1.0)  # a humanoid walks backwards slowly
         self.commands.base_velocity.ranges.lin_vel_y = (-0.5, 0.5)
         rewards = self.rewards
+        rewards.base_height.params["target_height"] = ROBOTS[self.robot].standing_height  # flat ground: world z
         rewards.track_lin_vel_xy_exp.weight = 1.0
         rewards.track_ang_vel_z_exp.weight = 1.0
         rewards.lin_vel_z_l2.weight = -0.2
@@ -82,4 +91,5 @@ class G1RoughEnvCfg(RoughTerrainCfg, G1FlatEnvCfg):
 
     def finalize(self) -> None:
         super().finalize()
-        self.rewards.feet_swing_height = None  # it measures height above world z, not above the terrain
+        # both measure height above world z, not above the terrain
+        self.rewards.feet_swing_height = self.rewards.base_height = None

@@ -1,0 +1,68 @@
+"""An actor that estimates its base velocity from what it measures, trained beside PPO (concurrent state estimation,
+Ji et al. 2022, arXiv 2202.05481; also HIMLoco, DreamWaQ).
+
+A blind legged robot does not measure its base velocity, so an actor without one learns a gait for the average
+randomised robot and walks a lighter, slipperier or stiffer one at the wrong speed (README, "Time to a robust walk").
+Here a small MLP maps the actor's normalised observations to the base linear velocity, regressed in every update on
+the simulator's true value (observation group ``velocity_target``), and the actor's MLP reads the estimate beside the
+observations. The estimate is detached on the actor's path: only the regression trains the estimator. The exported
+ONNX graph contains both, so the robot side feeds it the same observations as any other policy.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from rsl_rl.models.mlp_model import MLPModel, _OnnxMLPModel
+from rsl_rl.modules import MLP
+from tensordict import TensorDict
+
+TARGET_GROUP = "velocity_target"
+"""The observation group holding the regression target (``mdp.base_lin_vel``, noise-free); never an actor input."""
+ESTIMATOR_HIDDEN_DIMS = (128, 64)
+
+
+class VelocityEstimatorModel(MLPModel):
+    """rsl-rl's MLP actor with a base-velocity estimator in front of its MLP."""
+
+    def __init__(self, obs: TensorDict, obs_groups: dict[str, list[str]], obs_set: str, output_dim: int, **kwargs):
+        if TARGET_GROUP not in obs.keys():
+            raise ValueError(f"the velocity estimator needs the observation group {TARGET_GROUP!r}")
+        self.estimate_dim = obs[TARGET_GROUP].shape[-1]  # read by _get_latent_dim() inside super().__init__()
+        super().__init__(obs, obs_groups, obs_set, output_dim, **kwargs)
+        activation = kwargs.get("activation", "elu")
+        self.estimator = MLP(self.obs_dim, self.estimate_dim, ESTIMATOR_HIDDEN_DIMS, activation)
+
+    def _get_latent_dim(self) -> int:
+        return self.obs_dim + self.estimate_dim
+
+    def get_latent(self, obs: TensorDict, masks: torch.Tensor | None = None, hidden_state=None) -> torch.Tensor:
+        normalised = super().get_latent(obs, masks, hidden_state)
+        return torch.cat([normalised, self.estimator(normalised).detach()], dim=-1)
+
+    def estimate(self, obs: TensorDict) -> torch.Tensor:
+        """The estimated base velocity (with gradients into the estimator)."""
+        return self.estimator(super().get_latent(obs))
+
+    def estimation_loss(self, obs: TensorDict) -> torch.Tensor:
+        """Mean squared error of the estimate against ``velocity_target``."""
+        return (self.estimate(obs) - obs[TARGET_GROUP]).square().mean()
+
+    def as_onnx(self, verbose: bool) -> _OnnxEstimatorModel:
+        return _OnnxEstimatorModel(self, verbose)
+
+    def as_jit(self) -> _OnnxEstimatorModel:
+        return _OnnxEstimatorModel(self, verbose=False)
+
+
+class _OnnxEstimatorModel(_OnnxMLPModel):
+    """The deterministic actor on raw observations: normalise, estimate, act."""
+
+    def __init__(self, model: VelocityEstimatorModel, verbose: bool) -> None:
+        super().__init__(model, verbose)
+        self.estimator = copy.deepcopy(model.estimator)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.obs_normalizer(x)
+        return self.deterministic_output(self.mlp(torch.cat([x, self.estimator(x)], dim=-1)))

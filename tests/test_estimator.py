@@ -1,0 +1,85 @@
+"""The velocity-estimating actor (``agent.velocity_estimator=true``, ``sim2real.estimator``): its config, its
+regression, the actor path that does not train it, its ONNX export, and a real training run that learns it."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from conftest import GO2_TASK, run_cli
+from tensordict import TensorDict
+
+from sim2real.config import ConfigError, load_task
+from sim2real.estimator import TARGET_GROUP, VelocityEstimatorModel
+from sim2real.tasks.locomotion.velocity_env_cfg import VelocityTargetCfg
+
+OBS_DIM = 6
+
+
+def _obs(batch: int, weights: torch.Tensor) -> TensorDict:
+    """Policy observations and a velocity target that is a linear function of them (learnable exactly)."""
+    policy = torch.randn(batch, OBS_DIM)
+    return TensorDict({"policy": policy, TARGET_GROUP: policy @ weights}, batch_size=[batch])
+
+
+def _model(obs: TensorDict) -> VelocityEstimatorModel:
+    gaussian = {"class_name": "GaussianDistribution", "init_std": 1.0}
+    return VelocityEstimatorModel(
+        obs, {"actor": ["policy"]}, "actor", 4, hidden_dims=[16], obs_normalization=True, distribution_cfg=gaussian
+    )
+
+
+def test_estimator_setting_adds_its_target_group_and_actor():
+    run = load_task(GO2_TASK, ["agent.velocity_estimator=true"])
+    assert isinstance(run.env.observations.velocity_target, VelocityTargetCfg)
+    assert run.agent.actor.class_name == "sim2real.estimator:VelocityEstimatorModel"
+    assert load_task(GO2_TASK).env.observations.velocity_target is None  # off by default: nothing added
+
+
+def test_estimator_needs_a_floating_base():
+    with pytest.raises(ConfigError, match="locomotion task"):
+        load_task("Sim2Real-Reach-Panda-v0", ["agent.velocity_estimator=true"])
+
+
+def test_estimator_learns_its_target_and_the_actor_does_not_train_it():
+    torch.manual_seed(0)
+    weights = torch.randn(OBS_DIM, 3)
+    model = _model(_obs(8, weights))
+    assert model.mlp[0].in_features == OBS_DIM + 3  # the actor reads the observations and the estimate
+
+    model(_obs(32, weights)).square().sum().backward()  # a loss on the actor's output, as PPO's
+    assert all(p.grad is None for p in model.estimator.parameters())
+    assert model.mlp[0].weight.grad is not None
+
+    optimizer = torch.optim.Adam(model.estimator.parameters(), lr=3e-3)
+    initial = float(model.estimation_loss(_obs(256, weights)))
+    for _ in range(400):
+        loss = model.estimation_loss(_obs(64, weights))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    assert float(model.estimation_loss(_obs(256, weights))) < 0.05 * initial
+
+
+def test_onnx_module_acts_as_the_deterministic_actor():
+    torch.manual_seed(1)
+    obs = _obs(16, torch.randn(OBS_DIM, 3))
+    model = _model(obs)
+    model.update_normalization(obs)  # a non-trivial normaliser, as after training
+    exported = model.as_onnx(verbose=False)
+    torch.testing.assert_close(exported(obs["policy"]), model(obs), rtol=0, atol=1e-6)
+
+
+def test_training_with_the_estimator_learns_the_base_velocity(tmp_path):
+    """A real ``sim2real train agent.velocity_estimator=true``: the regression loss (logged each iteration) falls on
+    the rollouts' true base velocity, and the run exports to one ONNX file (parity checked by the export)."""
+    from sim2real.curves import read_scalars
+
+    tiny = ["env.scene.num_envs=16", "agent.max_iterations=4", "agent.velocity_estimator=true"]
+    result = run_cli("train", "--log-root", str(tmp_path), *tiny, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = (tmp_path / "go2_flat").iterdir()
+    _, _, losses = read_scalars(run_dir, "Loss/velocity_estimation")
+    assert len(losses) == 4 and losses[-1] < 0.6 * losses[0], losses
+    exported = run_cli("export", str(run_dir), "--out", str(tmp_path / "policy.onnx"), cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    assert (tmp_path / "policy.onnx").is_file()
