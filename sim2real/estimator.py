@@ -52,8 +52,9 @@ class VelocityEstimatorModel(MLPModel):
     def as_onnx(self, verbose: bool) -> _OnnxEstimatorModel:
         return _OnnxEstimatorModel(self, verbose)
 
-    def as_jit(self) -> _OnnxEstimatorModel:
-        return _OnnxEstimatorModel(self, verbose=False)
+    def as_jit(self) -> None:
+        # rsl-rl's TorchScript copy would drop the estimator; the project exports ONNX only
+        raise NotImplementedError("a velocity-estimating actor exports through as_onnx (sim2real export)")
 
 
 class _OnnxEstimatorModel(_OnnxMLPModel):

@@ -52,6 +52,8 @@ class PPO(RslRlPPO):
         initial_std = self._max_action_std() if action_std_max_final is not None else None
         self.std_cap_schedule = (tuple(action_std_anneal), initial_std, action_std_max_final)
         self.iteration = 0  # of the next update; restored from a checkpoint's "iter" by load()
+        estimator = getattr(self.actor, "estimator", None)  # a velocity-estimating actor (sim2real.estimator)
+        self.estimator_optimizer = None if estimator is None else torch.optim.Adam(estimator.parameters(), ESTIMATOR_LR)
         self._apply_std_cap(self.iteration)
 
     def load(self, loaded_dict: dict, load_cfg: dict | None, strict: bool) -> bool:
@@ -64,11 +66,10 @@ class PPO(RslRlPPO):
         span, start, final = self.entropy_schedule
         if final is not None:
             self.entropy_coef = linear_schedule(self.iteration, span, start, final)
-        if hasattr(self.actor, "estimation_loss"):  # before PPO's update: the rollout's observations as collected
-            losses = {"velocity_estimation": self._update_estimator()}
-            losses |= self._update_with_divergence()
-        else:
-            losses = self._update_with_divergence()
+        losses = {}
+        if self.estimator_optimizer is not None:  # before PPO's update: the rollout's observations as collected
+            losses["velocity_estimation"] = self._update_estimator()
+        losses |= self._update_with_divergence()
         losses["entropy_coef"] = self.entropy_coef
         cap = self._std_cap(self.iteration)
         if cap is not None:  # the cap this iteration's rollouts ran under
@@ -80,8 +81,6 @@ class PPO(RslRlPPO):
     def _update_estimator(self) -> float:
         """Regress the actor's velocity estimator on the rollout (``sim2real.estimator``): PPO's epochs and
         minibatches, its own Adam; returns the mean loss."""
-        if getattr(self, "estimator_optimizer", None) is None:
-            self.estimator_optimizer = torch.optim.Adam(self.actor.estimator.parameters(), lr=ESTIMATOR_LR)
         total, count = 0.0, 0
         for batch in self.storage.mini_batch_generator(self.num_mini_batches, self.num_learning_epochs):
             loss = self.actor.estimation_loss(batch.observations)
