@@ -79,7 +79,7 @@ def load_task(task: str, overrides: list[str] | tuple[str, ...] = ()) -> RunConf
         agent_cfg.run_name = settings["run_name"]
     _resolve_minibatches(agent_cfg, env_cfg.scene.num_envs)
     _resolve_symmetry(agent_cfg, env_cfg)
-    _resolve_estimator(agent_cfg, env_cfg, size)
+    _resolve_estimator(agent_cfg, env_cfg)
     _check_anneals(agent_cfg)
     return RunConfig(task, env_cfg, agent_cfg, settings)
 
@@ -132,7 +132,7 @@ def _resolve_symmetry(agent_cfg: Any, env_cfg: Any) -> None:
     )
 
 
-def _resolve_estimator(agent_cfg: Any, env_cfg: Any, world_size: int) -> None:
+def _resolve_estimator(agent_cfg: Any, env_cfg: Any) -> None:
     """``agent.velocity_estimator``: the actor estimates its base velocity (``sim2real.estimator``), regressed on the
     task's ``velocity_target`` observation group."""
     if not getattr(agent_cfg, "velocity_estimator", False):
@@ -142,8 +142,6 @@ def _resolve_estimator(agent_cfg: Any, env_cfg: Any, world_size: int) -> None:
 
     if not hasattr(env_cfg.observations, TARGET_GROUP):
         raise ConfigError("agent.velocity_estimator=true needs a locomotion task (a floating base to estimate)")
-    if world_size > 1:
-        raise ConfigError("agent.velocity_estimator=true trains on one process (its regression is not all-reduced)")
     setattr(env_cfg.observations, TARGET_GROUP, VelocityTargetCfg())
     agent_cfg.actor.class_name = "sim2real.estimator:VelocityEstimatorModel"
 

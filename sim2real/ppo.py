@@ -20,8 +20,10 @@ import math
 import torch
 from rsl_rl.algorithms import PPO as RslRlPPO
 from rsl_rl.modules.distribution import GaussianDistribution
+from rsl_rl.utils.utils import reduce_gradients_in_buckets
 
 ESTIMATOR_LR = 1.0e-3
+ESTIMATOR_OPTIMIZER_KEY = "estimator_optimizer_state_dict"
 KL_SAMPLES = 4096
 """Transitions (evenly strided over the batch) on which the post-update KL is measured: plenty for a diagnostic,
 and an extra forward pass over every transition would cost ~1 % of a CPU iteration."""
@@ -56,9 +58,18 @@ class PPO(RslRlPPO):
         self.estimator_optimizer = None if estimator is None else torch.optim.Adam(estimator.parameters(), ESTIMATOR_LR)
         self._apply_std_cap(self.iteration)
 
+    def save(self) -> dict:
+        saved = super().save()
+        if self.estimator_optimizer is not None:
+            saved[ESTIMATOR_OPTIMIZER_KEY] = self.estimator_optimizer.state_dict()
+        return saved
+
     def load(self, loaded_dict: dict, load_cfg: dict | None, strict: bool) -> bool:
         self.iteration = int(loaded_dict["iter"]) + 1  # a resumed run continues the schedules where they stopped
         loaded = super().load(loaded_dict, load_cfg, strict)
+        resume_optimizers = load_cfg is None or load_cfg.get("optimizer")
+        if self.estimator_optimizer is not None and resume_optimizers and ESTIMATOR_OPTIMIZER_KEY in loaded_dict:
+            self.estimator_optimizer.load_state_dict(loaded_dict[ESTIMATOR_OPTIMIZER_KEY])
         self._apply_std_cap(self.iteration)  # a resume may add or tighten the cap
         return loaded
 
@@ -80,15 +91,18 @@ class PPO(RslRlPPO):
 
     def _update_estimator(self) -> float:
         """Regress the actor's velocity estimator on the rollout (``sim2real.estimator``): PPO's epochs and
-        minibatches, its own Adam; returns the mean loss."""
+        minibatches, its own Adam, gradients averaged over torchrun's ranks as PPO's are; returns the mean loss."""
         total, count = 0.0, 0
+        estimator = self.actor.estimator
         for batch in self.storage.mini_batch_generator(self.num_mini_batches, self.num_learning_epochs):
             loss = self.actor.estimation_loss(batch.observations)
             self.estimator_optimizer.zero_grad()
             loss.backward()
+            if self.is_multi_gpu:
+                reduce_gradients_in_buckets(estimator.parameters(), self.gpu_world_size, self.grad_reduce_bucket_mb)
             self.estimator_optimizer.step()
             total, count = total + float(loss), count + 1
-        self.actor.estimator.zero_grad(set_to_none=True)  # PPO's optimizer holds these parameters too
+        estimator.zero_grad(set_to_none=True)  # PPO's optimizer holds these parameters too
         return total / max(count, 1)
 
     def _std_cap(self, iteration: int) -> float | None:

@@ -10,6 +10,7 @@ from tensordict import TensorDict
 
 from sim2real.config import ConfigError, load_task
 from sim2real.estimator import TARGET_GROUP, VelocityEstimatorModel
+from sim2real.ppo import ESTIMATOR_OPTIMIZER_KEY
 from sim2real.tasks.locomotion.velocity_env_cfg import VelocityTargetCfg
 
 OBS_DIM = 6
@@ -32,7 +33,9 @@ def test_estimator_setting_adds_its_target_group_and_actor():
     run = load_task(GO2_TASK, ["agent.velocity_estimator=true"])
     assert isinstance(run.env.observations.velocity_target, VelocityTargetCfg)
     assert run.agent.actor.class_name == "sim2real.estimator:VelocityEstimatorModel"
-    assert load_task(GO2_TASK).env.observations.velocity_target is None  # off by default: nothing added
+    off = load_task(GO2_TASK, ["agent.velocity_estimator=false"])
+    assert off.env.observations.velocity_target is None  # nothing added
+    assert off.agent.actor.class_name != "sim2real.estimator:VelocityEstimatorModel"
 
 
 def test_estimator_needs_a_floating_base():
@@ -74,12 +77,14 @@ def test_training_with_the_estimator_learns_the_base_velocity(tmp_path):
     the rollouts' true base velocity, and the run exports to one ONNX file (parity checked by the export)."""
     from sim2real.curves import read_scalars
 
-    tiny = ["env.scene.num_envs=16", "agent.max_iterations=4", "agent.velocity_estimator=true"]
+    tiny = ["env.scene.num_envs=16", "agent.max_iterations=4"]  # the Go2 main job's actor estimates by default
     result = run_cli("train", "--log-root", str(tmp_path), *tiny, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     (run_dir,) = (tmp_path / "go2_flat").iterdir()
     _, _, losses = read_scalars(run_dir, "Loss/velocity_estimation")
     assert len(losses) == 4 and losses[-1] < 0.6 * losses[0], losses
+    checkpoint = torch.load(run_dir / "model_3.pt", weights_only=False)
+    assert checkpoint[ESTIMATOR_OPTIMIZER_KEY]["state"], "a resume must continue the estimator's Adam"
     exported = run_cli("export", str(run_dir), "--out", str(tmp_path / "policy.onnx"), cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr[-3000:]
     assert (tmp_path / "policy.onnx").is_file()
