@@ -1,5 +1,6 @@
 """Go2 PPO runners: on flat ground the main job's recipe (mirror augmentation, a velocity-estimating actor, entropy
-and action-std schedules after the gait clock relaxes); on rough, the locomotion base with the rough-terrain critic width."""
+and action-std schedules after the gait clock relaxes); on rough, the locomotion base with the rough-terrain critic
+width."""
 
 from isaaclab.utils import configclass
 
