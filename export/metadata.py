@@ -86,6 +86,7 @@ def policy_interface(
     command_interface: str = "base_velocity",
     command_workspace: Mapping[str, Sequence[float]] | None = None,
     gripper: Mapping[str, Any] | None = None,
+    action_joints: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Everything a robot needs to run the policy (the metadata without its ``training`` record).
 
@@ -94,6 +95,7 @@ def policy_interface(
     robot spec (policy order); the action offset is the default pose, as in Isaac Lab's
     ``JointPositionActionCfg(use_default_offset=True)``. Plain JSON types only, so a run can record it.
     ``command_workspace`` (pose targets): the ranges targets were sampled from, see ``task_interface``.
+    ``action_joints``: the joints the network commands, when not every policy joint (the others are held).
     """
     table = robot.joint_table()
     meta = {
@@ -133,6 +135,8 @@ def policy_interface(
         meta["robot"] |= {"base_body": robot.base_body, "ee_body": robot.ee_body}
     if command_interface == "base_velocity":
         meta["commands"]["frame"] = "base"  # vx, vy along the base body's x and y axes; yaw rate about its z
+    if action_joints is not None and list(action_joints) != list(robot.joint_names):
+        meta["action"]["joints"] = list(action_joints)  # the network commands these; the rest hold the default pose
     if gripper is not None:
         meta["action"]["gripper"] = json.loads(json.dumps(gripper))  # plain JSON types
     if command_workspace is not None:

@@ -19,9 +19,9 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
     """The policy interface (metadata without its training record) of ``task_id`` configured as ``env_cfg``."""
     robot = ROBOTS[env_cfg.robot]
     _, kind, command = command_term(env_cfg)
-    extra = [a for a in action_terms(env_cfg) if a not in ("joint_pos", "gripper")]
+    extra = [a for a in action_terms(env_cfg) if a not in ("joint_pos", "gripper", "held")]
     if extra:
-        raise ValueError(f"{task_id}: action terms {extra} have no robot-side code (known: joint_pos, gripper)")
+        raise ValueError(f"{task_id}: action terms {extra} have no robot-side code (known: joint_pos, gripper, held)")
     return policy_interface(
         task_id=task_id,
         robot=robot,
@@ -34,6 +34,7 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
         command_interface=kind,
         command_workspace=pose_workspace(command) if kind == "ee_pose" else None,
         gripper=gripper_action(env_cfg),
+        action_joints=action_joints(env_cfg),
     )
 
 
@@ -92,9 +93,20 @@ def command_ranges(kind: str, command: Any) -> dict[str, tuple[float, float]]:
 def dims(env_cfg: Any) -> Dims:
     robot = ROBOTS[env_cfg.robot]
     _, kind, _ = command_term(env_cfg)
-    n = len(robot.joint_names)
+    n, commanded = len(robot.joint_names), len(action_joints(env_cfg))
     gripper = len(robot.gripper_joints) if "gripper" in action_terms(env_cfg) else 0
-    return Dims(joints=n, commands=len(interface(kind).fields), actions=n + (1 if gripper else 0), gripper=gripper)
+    return Dims(n, commands=len(interface(kind).fields), actions=commanded + (1 if gripper else 0), gripper=gripper)
+
+
+def action_joints(env_cfg: Any) -> list[str]:
+    """The joints the policy's ``joint_pos`` action commands, in output order (the robot's joints, some held)."""
+    robot = ROBOTS[env_cfg.robot]
+    names = list(env_cfg.actions.joint_pos.joint_names)
+    if names == [".*"]:
+        return list(robot.joint_names)
+    if unknown := sorted(set(names) - set(robot.joint_names)):
+        raise ValueError(f"action joints {unknown} are not {robot.name} policy joints (names, not patterns)")
+    return names
 
 
 def policy_terms(env_cfg: Any) -> list[dict]:

@@ -60,7 +60,8 @@ def make_metadata(**overrides: Any) -> dict[str, Any]:
 def constant_policy(path: Path, action: float | list[float] = 0.0, meta: dict | None = None) -> Path:
     """Export a policy whose output ignores the observation: zero weights, bias = ``action``."""
     meta = meta or make_metadata()
-    n = len(meta["joint_names"]) + (1 if meta["action"].get("gripper") else 0)  # a gripper's command comes last
+    joints = meta["action"].get("joints") or meta["joint_names"]  # the commanded ones (a G1's legs)
+    n = len(joints) + (1 if meta["action"].get("gripper") else 0)  # a gripper's command comes last
     obs_dim = sum(t["size"] for t in meta["observations"])
     net = torch.nn.Linear(obs_dim, n)
     with torch.no_grad():
@@ -241,3 +242,36 @@ def test_gripper_policy_exports_its_command_last(tmp_path):
     assert read.gripper_targets(actions).tolist() == [0.0, 0.0]  # closed
     assert read.gripper_targets(-actions).tolist() == [0.04, 0.04]  # open
     np.testing.assert_allclose(read.targets_from_actions(actions), read.action_offset + 0.5 * read.action_scale)
+
+
+G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
+
+
+def test_legs_only_policy_holds_the_other_joints_at_the_default_pose(tmp_path):
+    """The G1 policy commands its 12 leg joints (``action.joints``): each output moves its leg joint, the waist and
+    arms get the default pose, and the observation's ``actions`` term has the 12. A whole-body variant names none."""
+    from sim2real.config import load_task
+    from sim2real.export.metadata import stamp
+    from sim2real.export.task_interface import task_interface
+    from sim2real_deploy.policy_file import validate_metadata
+
+    def metadata(*overrides: str) -> dict:
+        run = load_task(G1_TASK, list(overrides))
+        return stamp(task_interface(G1_TASK, run.env, run.agent.clip_actions), "test", "0" * 40, {})
+
+    meta = metadata()
+    legs = [j for j in meta["joint_names"] if any(part in j for part in ("hip", "knee", "ankle"))]
+    assert meta["action"]["joints"] == legs and len(legs) == 12
+    assert next(t["size"] for t in meta["observations"] if t["name"] == "actions") == 12
+    policy = OnnxPolicy(constant_policy(tmp_path / "g1.onnx", [0.4] * 12, meta))
+    read = policy.metadata
+    actions = policy(np.zeros((1, read.obs_dim), np.float32))[0]
+    expected = np.array(meta["default_joint_pos"])
+    leg_ids = [read.joint_names.index(j) for j in legs]
+    expected[leg_ids] += 0.4 * 0.25  # action scale 0.25
+    np.testing.assert_allclose(read.targets_from_actions(actions), expected, atol=1e-6)
+
+    assert "joints" not in metadata("env.held_joints=[]")["action"]  # every joint commanded
+    meta["action"]["joints"] = [*legs[:-1], "no_such_joint"]
+    with pytest.raises(PolicyFileError, match="action.joints"):
+        validate_metadata(meta)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from conftest import task_env
 
 G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
 NUM_ENVS = 4
-NUM_JOINTS = 23
-# documented in docs/tasks.md: 9 + 3n policy values; the critic adds 3+1+2+1+1+3+2n+1 privileged ones
-POLICY_SIZE, CRITIC_SIZE = 9 + 3 * NUM_JOINTS, 9 + 3 * NUM_JOINTS + 12 + 2 * NUM_JOINTS
+NUM_JOINTS, NUM_ACTIONS = 23, 12  # the policy drives the legs; waist and arms are held
+# documented in docs/tasks.md: 9 + 2n + a policy values; the critic adds 3+1+2+1+1+3+2n+1 privileged ones
+POLICY_SIZE = 9 + 2 * NUM_JOINTS + NUM_ACTIONS
+CRITIC_SIZE = POLICY_SIZE + 12 + 2 * NUM_JOINTS
 
 
 def _calm(run) -> None:
@@ -40,19 +43,36 @@ def test_observation_groups_have_documented_sizes(env):
     assert obs["policy"].shape == (NUM_ENVS, POLICY_SIZE) and obs["critic"].shape == (NUM_ENVS, CRITIC_SIZE)
 
 
-def test_joint_order_follows_robot_spec(env):
+def test_action_drives_the_legs_in_spec_order(env):
     from sim2real.robots import ROBOTS
 
     action_term = env.unwrapped.action_manager.get_term("joint_pos")
     robot = env.unwrapped.scene["robot"]
-    assert [robot.joint_names[i] for i in action_term._joint_ids] == list(ROBOTS["g1"].joint_names)
+    legs = [j for j in ROBOTS["g1"].joint_names if re.search("hip|knee|ankle", j)]
+    assert [robot.joint_names[i] for i in action_term._joint_ids] == legs and len(legs) == NUM_ACTIONS
+
+
+def test_held_joints_keep_the_default_pose_while_the_legs_act(env):
+    """Full-scale leg actions move the legs; the waist and arms, which no action term drives, stay at their
+    default targets and within a few degrees of the default pose (their PD holds them)."""
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    held = [i for i, name in enumerate(robot.joint_names) if re.search("waist|shoulder|elbow|wrist", name)]
+    legs = env.unwrapped.action_manager.get_term("joint_pos")._joint_ids
+    default = robot.data.default_joint_pos.torch
+    generator = torch.Generator().manual_seed(0)
+    for _ in range(10):
+        env.step(torch.rand(env.num_envs, NUM_ACTIONS, generator=generator) * 2 - 1)
+    assert torch.equal(robot.actuators.target_command.position.torch[:, held], default[:, held])
+    assert (robot.data.joint_pos.torch[:, held] - default[:, held]).abs().max() < 0.1
+    assert (robot.actuators.target_command.position.torch[:, legs] - default[:, legs]).abs().max() > 0.1
 
 
 def test_standing_at_default_pose_with_zero_actions_stays_up_for_one_second(env):
     env.reset()
     robot = env.unwrapped.scene["robot"]
     for _ in range(50):  # 1 s at 50 Hz
-        obs, rewards, dones, extras = env.step(torch.zeros(env.num_envs, NUM_JOINTS))
+        obs, rewards, dones, extras = env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
         assert not dones.any(), "a standing robot terminated"
     assert torch.isfinite(obs["policy"]).all() and torch.isfinite(rewards).all()
     assert (robot.data.root_pos_w.torch[:, 2] > 0.65).all()  # pelvis at ~0.77 m when standing
@@ -73,7 +93,7 @@ def test_fallen_robot_terminates(env):
     _put_base(env, 0.15, (0.0, 0.7071068, 0.0, 0.7071068))  # on its back: pelvis and torso on the ground
     terminated = torch.zeros(env.num_envs, dtype=torch.bool)
     for _ in range(10):
-        _, _, dones, extras = env.step(torch.zeros(env.num_envs, NUM_JOINTS))
+        _, _, dones, extras = env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
         terminated |= dones.bool() & ~extras["time_outs"].bool()
         if terminated.all():
             break
@@ -87,7 +107,7 @@ def test_crouch_below_the_check_fall_height_terminates(env):
 
     assert env.unwrapped.cfg.terminations.base_too_low.params["minimum_height"] == ROBOTS["g1"].fall_height
     _put_base(env, 0.45, (0.0, 0.0, 0.0, 1.0))
-    env.step(torch.zeros(env.num_envs, NUM_JOINTS))
+    env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
     manager = env.unwrapped.termination_manager
     assert manager.get_term("base_too_low").all() and not manager.get_term("base_contact").any()
 

@@ -16,7 +16,7 @@ from sim2real_deploy.observations import ObservationBuilder, RobotState
 
 G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
 GO2_TASK = "Sim2Real-Velocity-Flat-Go2-v0"
-NUM_ENVS, NUM_JOINTS = 4, 23
+NUM_ENVS, NUM_JOINTS, NUM_ACTIONS = 4, 23, 12  # the G1 policy drives its legs
 
 
 def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
@@ -40,7 +40,7 @@ def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
         commands = env.unwrapped.command_manager.get_term("base_velocity").vel_command_b
         commands[0], commands[1] = torch.tensor([0.0, 0.0, 0.0]), torch.tensor([0.6, 0.0, 0.0])  # env 0 stands
         for _ in range(30):
-            obs = env.step(torch.zeros(NUM_ENVS, NUM_JOINTS))[0]
+            obs = env.step(torch.zeros(NUM_ENVS, NUM_ACTIONS))[0]
         ticks = env.unwrapped.episode_length_buf
         assert int(ticks[1]) != int(ticks[0])  # the envs are at different points of their clocks
         command = env.unwrapped.command_manager.get_command("base_velocity")

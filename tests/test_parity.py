@@ -15,10 +15,11 @@ import torch
 from conftest import GO2_TASK, task_env
 
 from sim2real.config import task_ids
-from sim2real.export.task_interface import command_term, policy_terms
+from sim2real.export.task_interface import command_term, policy_terms, task_interface
 from sim2real.robots import ROBOTS
 from sim2real_deploy.actuators import Actuator
 from sim2real_deploy.observations import ObservationBuilder, RobotState, projected_gravity
+from sim2real_deploy.policy_file import PolicyMetadata
 
 NUM_ENVS = 2
 
@@ -61,6 +62,8 @@ def test_observation_and_torque_parity(task):
     def keep_config(run):
         run.env.events.motor_strength = None  # nominal gains: the spec's, which the metadata carries
         run.env.actions.joint_pos.max_target_rate = None  # full target jumps exercise the torque-speed curve
+        if hasattr(run.env.actions.joint_pos, "delay_range"):
+            run.env.actions.joint_pos.delay_range = (0, 0)  # this step's targets: the robot side's, compared below
         captured["run"] = run
 
     overrides = ("env.observations.policy.enable_corruption=false", "env.observations.policy.history_length=0")
@@ -83,7 +86,17 @@ def test_observation_and_torque_parity(task):
             robot_side = build(measured_state(env, spec, e), command[e], clipped[e], tick=tick)
             np.testing.assert_allclose(robot_side, obs[e].numpy(), atol=1e-5, err_msg=f"{task} env {e}")
         assert np.abs(clipped).max() == run.agent.clip_actions  # the last-action term saw the clip
+        assert_target_parity(env, spec, PolicyMetadata(task_interface(task, run.env, run.agent.clip_actions)), actions)
         assert_torque_parity(env, spec)
+
+
+def assert_target_parity(env, spec, meta: PolicyMetadata, actions: torch.Tensor) -> None:
+    """The exported metadata maps the raw network output to every joint's target as Isaac Lab's action terms did:
+    scaled and offset for the commanded joints, the default pose for held ones (a G1's arms)."""
+    robot = env.unwrapped.scene["robot"]
+    ids = [robot.joint_names.index(n) for n in spec.joint_names]
+    trained = robot.actuators.target_command.position.torch[:, ids].double().numpy()
+    np.testing.assert_allclose(meta.targets_from_actions(actions.double().numpy()), trained, atol=1e-5)
 
 
 def assert_torque_parity(env, spec) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 from conftest import task_env
-from test_g1 import CRITIC_SIZE, NUM_JOINTS, POLICY_SIZE
+from test_g1 import CRITIC_SIZE, NUM_ACTIONS, POLICY_SIZE
 
 G1_ROUGH = "Sim2Real-Velocity-Rough-G1-v0"
 SCAN_RAYS = 17 * 11
@@ -15,6 +15,6 @@ def test_builds_steps_and_has_documented_sizes():
         obs = env.get_observations()
         assert obs["policy"].shape == (2, POLICY_SIZE) and obs["critic"].shape == (2, CRITIC_SIZE + SCAN_RAYS)
         for _ in range(10):
-            obs, rewards, _, _ = env.step(torch.zeros(env.num_envs, NUM_JOINTS))
+            obs, rewards, _, _ = env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
         assert torch.isfinite(obs["critic"]).all() and torch.isfinite(rewards).all()
         assert env.unwrapped.observation_manager.active_terms["critic"][-1] == "height_scan"

@@ -81,15 +81,28 @@ class PolicyMetadata:
         return self.raw["action"].get("gripper")
 
     @property
+    def action_joints(self) -> list[str]:
+        """The joints the network commands, in output order: ``action.joints``, or every joint. Every other joint is
+        held at its action offset (the default pose) by its PD, as in training."""
+        return list(self.raw["action"].get("joints") or self.raw["joint_names"])
+
+    @property
+    def action_index(self) -> np.ndarray:
+        """Policy-order index of each commanded joint."""
+        names = self.joint_names
+        return np.array([names.index(name) for name in self.action_joints], dtype=np.intp)
+
+    @property
     def num_actions(self) -> int:
-        """Network outputs: one per joint, plus the gripper's open/close command."""
-        return self.num_joints + (1 if self.gripper else 0)
+        """Network outputs: one per commanded joint, plus the gripper's open/close command."""
+        return len(self.action_joints) + (1 if self.gripper else 0)
 
     def gripper_targets(self, actions: np.ndarray) -> np.ndarray:
         """Finger position targets from the network output (the hand's command, last), as training's binary
         gripper action maps it; the fingers then travel at ``gripper.speed``."""
         gripper = self.gripper
-        closed = self.clip_action(np.asarray(actions, dtype=np.float64))[self.num_joints] < gripper["close_below"]
+        command = self.clip_action(np.asarray(actions, dtype=np.float64))[len(self.action_joints)]
+        closed = command < gripper["close_below"]
         return np.asarray(gripper["closed" if closed else "open"], dtype=np.float64)
 
     @property
@@ -178,10 +191,14 @@ class PolicyMetadata:
         return tuple(self.domain_randomization.get("joint_dynamics_log_uniform") or ())
 
     def targets_from_actions(self, actions: np.ndarray) -> np.ndarray:
-        """Joint position targets (policy order) from raw network outputs, as in training (a gripper's command, the
-        last output, is :meth:`gripper_targets`'s)."""
-        joints = np.asarray(actions, dtype=np.float64)[..., : self.num_joints]
-        return self.action_offset + self.action_scale * self.clip_action(joints)
+        """Position targets for every joint (policy order) from raw network outputs, as in training: the offset plus
+        the scaled output for a commanded joint, the offset alone for a held one (a gripper's command, the last
+        output, is :meth:`gripper_targets`'s). Leading batch dimensions are kept."""
+        index = self.action_index
+        joints = np.asarray(actions, dtype=np.float64)[..., : len(index)]
+        targets = np.broadcast_to(self.action_offset, (*joints.shape[:-1], self.num_joints)).copy()
+        targets[..., index] += self.action_scale[index] * self.clip_action(joints)
+        return targets
 
 
 JOINT_DYNAMICS_KEYS = ("damping", "friction", "armature")  # training.domain_randomization.joint_dynamics
@@ -234,12 +251,24 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         fingers = len(gripper["joints"]) if gripper else 0
         if gripper and not (len(gripper["open"]) == len(gripper["closed"]) == fingers > 0 and gripper["speed"] > 0):
             raise ValueError("'action.gripper' needs joints with one open and one closed position each, speed > 0")
-        dims = Dims(n, len(commands["names"]), n + (1 if gripper else 0), gripper=fingers)
+        commanded = _commanded_joints(meta)
+        dims = Dims(n, len(commands["names"]), commanded + (1 if gripper else 0), gripper=fingers)
         check_terms(meta["observations"], dims, commands["interface"])
         _check_numbers(meta)
     except (ValueError, KeyError, TypeError) as exc:
         raise PolicyFileError(f"{source}: {exc}") from exc
     return PolicyMetadata(meta)
+
+
+def _commanded_joints(meta: dict[str, Any]) -> int:
+    """How many joints the network commands: ``action.joints``, each a joint once, or every joint."""
+    joints = meta["action"].get("joints")
+    if joints is None:
+        return len(meta["joint_names"])
+    unknown = sorted(set(joints) - set(meta["joint_names"]))
+    if not joints or unknown or len(set(joints)) != len(joints):
+        raise ValueError(f"'action.joints' must name policy joints once each (unknown: {unknown})")
+    return len(joints)
 
 
 def _check_numbers(meta: dict[str, Any]) -> None:

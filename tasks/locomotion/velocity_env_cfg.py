@@ -8,6 +8,7 @@ changes. Policy observation order and scales are documented in ``docs/observatio
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import MISSING
 
 import isaaclab.sim as sim_utils
@@ -75,6 +76,7 @@ class ActionsCfg:
         preserve_order=True,
         delay_range=(0, 2),
     )
+    held: mdp.HeldJointPositionActionCfg | None = None  # VelocityEnvCfg.held_joints
 
 
 @configclass
@@ -280,6 +282,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     rewards: RewardsCfg = RewardsCfg()
     terminations: TerminationsCfg = TerminationsCfg()
     events: EventsCfg = EventsCfg()
+    held_joints: tuple[str, ...] = ()
+    """Regexes of robot joints the policy does not command: their PD holds the default pose, in training and on the
+    robot (exported as ``action.joints``, the commanded rest). They are still observed. Override in robot cfg."""
     gait_period: float = 0.0
     """Gait clock period [s]; 0: none. With one, the policy and critic observe the phase (``gait_phase``) and each
     foot earns ``gait_contact_weight`` per second for a contact state on the schedule ``gait_offsets`` while the
@@ -318,6 +323,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     def finalize(self) -> None:
         """What depends on overridable fields, applied after the overrides (``sim2real.config.load_task``).
         Override in task cfg (and call super)."""
+        self._hold_joints()
         if self.gait_period > 0:
             self._add_gait_clock()
         else:
@@ -328,6 +334,21 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             without = [name for name in CLOCK_ONLY if getattr(self, name) != _field_default(self, name)]
             if without:
                 raise ConfigError(f"env.{', env.'.join(without)} need env.gait_period > 0")
+
+    def _hold_joints(self) -> None:
+        """The action commands every robot joint but the ``held_joints``."""
+        if not self.held_joints:
+            return
+        from sim2real.config import ConfigError
+
+        joints = ROBOTS[self.robot].joint_names
+        held = [j for j in joints if any(re.fullmatch(pattern, j) for pattern in self.held_joints)]
+        unmatched = [p for p in self.held_joints if not any(re.fullmatch(p, j) for j in joints)]
+        if unmatched or len(held) == len(joints):
+            problem = f"{unmatched} match no joint" if unmatched else "hold every joint"
+            raise ConfigError(f"env.held_joints {problem} of {self.robot}: {', '.join(joints)}")
+        self.actions.joint_pos.joint_names = [j for j in joints if j not in held]
+        self.actions.held = mdp.HeldJointPositionActionCfg(asset_name="robot", joint_names=held)
 
     def _add_gait_clock(self) -> None:
         """The phase observation and the contact-schedule reward; ``gait_period`` > 0. Override in robot cfg (and

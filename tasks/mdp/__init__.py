@@ -9,7 +9,12 @@ from isaaclab_tasks.core.velocity.mdp import (  # noqa: F401
     terrain_out_of_bounds,
 )
 
-from .actions import DelayedJointPositionAction, DelayedJointPositionActionCfg  # noqa: F401
+from .actions import (  # noqa: F401
+    DelayedJointPositionAction,
+    DelayedJointPositionActionCfg,
+    HeldJointPositionAction,
+    HeldJointPositionActionCfg,
+)
 from .curriculums import command_ranges_vel, modify_reward_weights  # noqa: F401
 from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .gait import feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401

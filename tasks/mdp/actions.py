@@ -83,3 +83,27 @@ class DelayedJointPositionActionCfg(JointPositionActionCfg):
     """Inclusive range of the per-env delay in policy steps (0 = apply this step's target)."""
     max_target_rate: dict[str, float] | None = None
     """Joint-name regex -> the fastest a target may move [rad/s] (policy_node's slew limit); None: unlimited."""
+
+
+class HeldJointPositionAction(JointPositionAction):
+    """Joints no policy output drives, held at their default position by their PD (a humanoid's arms under a legs-only
+    policy); takes no action inputs. Without it their targets would stay at zero, not the default pose."""
+
+    cfg: HeldJointPositionActionCfg
+
+    @property
+    def action_dim(self) -> int:
+        return 0
+
+    def process_actions(self, actions: torch.Tensor) -> None:
+        pass
+
+    def apply_actions(self) -> None:
+        self._asset.actuators.target_command.set_position_index(value=self._offset, joint_ids=self._joint_ids)
+
+
+@configclass
+class HeldJointPositionActionCfg(JointPositionActionCfg):
+    class_type: type = HeldJointPositionAction
+    use_default_offset: bool = True  # the held position
+    preserve_order: bool = True

@@ -104,7 +104,7 @@ def run_episode(
     robot.reset(base_height, perturb["friction"])
     dt, decimation = meta.control_dt, robot.decimation
     n_steps = round(sum(s.duration for s in cfg.schedule) / dt)
-    last_action = np.zeros(meta.num_joints)
+    last_action = np.zeros(meta.num_actions)
     # targets in flight, one per physics step: a new target reaches the motors latency_physics_steps after it is sent
     in_flight = deque([meta.targets_from_actions(last_action)] * (perturb["latency_physics_steps"] + 1))
     pushes = list(perturb["pushes"])

@@ -140,7 +140,7 @@ def _hold(
     meta = robot.meta
     command = command_vector(meta, target)
     robot.reset()
-    last_action = np.zeros(meta.num_joints)
+    last_action = np.zeros(meta.num_actions)
     steps, measured = round(cfg.hold_s / meta.control_dt), round(cfg.measure_s / meta.control_dt)
     slew = SlewLimit(_target_steps(meta, cfg.target_rate_fraction))
     slew.previous = robot.q.copy()  # the node's first target is limited relative to the measured pose
