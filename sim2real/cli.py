@@ -24,8 +24,8 @@ overrides (Hydra syntax, any env or agent field):
                                    ROS bridge simulate it), elliptic or pyramidal (cheaper, docs/cone.md)
   agent.minibatch_size=384         fix the minibatch size instead of the count (scales with num_envs)
   agent.symmetry=true              left-right symmetric data augmentation (docs/symmetry.md)
-  agent.velocity_estimator=true    the actor estimates its base velocity, learned beside PPO and
-                                   exported inside the ONNX graph (locomotion tasks)
+  agent.velocity_estimator=false   an actor without its base-velocity estimate (learned beside PPO,
+                                   exported inside the ONNX graph; on by default for the Go2 and Go1)
   seed=7  run_name=myrun           seed (set before env creation) and run-folder suffix
   env.events.push_robot=null       disable a term (randomisation, reward, ...)
 A wrong key or a value of the wrong type is an error that lists the valid keys.

@@ -346,3 +346,28 @@ def test_last_action_term_is_the_clipped_action():
 def test_settings_under_which_clamps_would_not_clamp_are_refused(setting):
     with pytest.raises(PolicyFileError, match=next(iter(setting))):
         make(**setting)
+
+
+def test_policy_commanding_some_joints_holds_the_others_at_default():
+    """A policy over a subset of the joints (``action.joints``, as the G1's legs-only policy): its outputs drive
+    those joints, every other joint is commanded to its default pose, the clamps cover all, and the ``actions``
+    term feeds back only the commanded joints' outputs."""
+    meta = go2_metadata()
+    commanded = [n for n in JOINT_NAMES if not n.startswith("FL_")]
+    meta["action"]["joints"] = commanded
+    actions_term = next(term for term in meta["observations"] if term["name"] == "actions")
+    actions_term["size"] = len(commanded)
+    seen = []
+    ctrl = make(policy=lambda obs: (seen.append(obs), np.full(9, 1e6, np.float32))[1], meta=meta, max_target_rate=5.0)
+    t = running(ctrl, ticks=1)
+    for _ in range(200):
+        t += DT
+        feed(ctrl, t, q=DEFAULT)
+        target = ctrl.step(t)
+    held = [JOINT_NAMES.index(n) for n in JOINT_NAMES if n.startswith("FL_")]
+    driven = [JOINT_NAMES.index(n) for n in commanded]
+    assert np.allclose(target[held], DEFAULT[held]) and np.allclose(target[driven], ctrl.pos_hi[driven])
+    assert seen[-1].shape == (45 - 3,)  # 9 commanded joints in the actions term
+    actions_term["size"] = 12
+    with pytest.raises(PolicyFileError, match="actions"):  # an actions term sized for every joint is refused
+        make(meta=meta)
