@@ -161,3 +161,62 @@ def test_training_with_symmetry_updates_on_mirrored_batches(tmp_path):
     (run_dir,) = (tmp_path / "go2_flat").iterdir()
     _, _, losses = read_scalars(run_dir, "Loss/symmetry")
     assert len(losses) == 2 and all(0 < loss < 10 for loss in losses), losses
+
+
+def _negate(env, obs=None, actions=None):
+    """A stand-in mirror for a fake env: the original rows, then their negatives."""
+    return (
+        None if obs is None else torch.cat([obs, -obs]),
+        None if actions is None else torch.cat([actions, -actions]),
+    )
+
+
+def _trained_symmetric_runner(rsl_rl_mirror_loss: bool):
+    """An rsl-rl runner with this project's PPO, mirror augmentation and a fake env, seeded alike each time, after 3
+    iterations; with ``rsl_rl_mirror_loss`` it logs rsl-rl's own full-batch mirror loss, not the sampled one."""
+    from rsl_rl.extensions.symmetry import Symmetry
+    from rsl_rl.runners import OnPolicyRunner
+    from test_export import _FakeVecEnv
+
+    torch.manual_seed(0)
+    mlp = {"class_name": "MLPModel", "hidden_dims": [32, 32], "activation": "elu", "obs_normalization": True}
+    symmetry = {"use_data_augmentation": True, "use_mirror_loss": False, "data_augmentation_func": _negate}
+    cfg = {
+        "algorithm": {
+            "class_name": "sim2real.ppo:PPO",
+            "num_learning_epochs": 2,
+            "num_mini_batches": 2,
+            "symmetry_cfg": symmetry,
+        },
+        "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 1.0}},
+        "critic": mlp,
+        "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
+        "num_steps_per_env": 8,
+        "save_interval": 50,
+        "logger": "tensorboard",
+    }
+    runner = OnPolicyRunner(_FakeVecEnv(), cfg, log_dir=None, device="cpu")
+    if rsl_rl_mirror_loss:
+        runner.alg.symmetry.compute_loss = Symmetry.compute_loss.__get__(runner.alg.symmetry)
+    runner.learn(3)
+    return runner
+
+
+def test_sampled_mirror_loss_leaves_learning_unchanged():
+    """The logged-only mirror loss on a no-grad slice (sim2real.ppo) instead of rsl-rl's full actor pass with its
+    graph: the same updates bit for bit, and a logged loss of the same size."""
+    ours, reference = _trained_symmetric_runner(False), _trained_symmetric_runner(True)
+    assert ours.alg.symmetry.compute_loss == ours.alg._logged_mirror_loss
+    for name, value in ours.alg.actor.state_dict().items():
+        assert torch.equal(value, reference.alg.actor.state_dict()[name]), name
+    ours_loss = ours.alg.symmetry.compute_loss(ours.alg.actor, *_augmented_batch(ours))
+    reference_loss = reference.alg.symmetry.compute_loss(reference.alg.actor, *_augmented_batch(reference))
+    # 64 transitions per minibatch here, under MIRROR_LOG_SAMPLES: the slice is the whole minibatch
+    assert float(ours_loss) == pytest.approx(float(reference_loss), rel=1e-5) and float(ours_loss) > 0
+
+
+def _augmented_batch(runner):
+    batch = next(runner.alg.storage.mini_batch_generator(1, 1))
+    size = batch.observations.batch_size[0]
+    runner.alg.symmetry.augment_batch(batch, size)
+    return batch, size
