@@ -1,5 +1,6 @@
-"""rsl-rl PPO plus entropy and action-std schedules, the data-to-divergence ratio of every update, and the regression
-of a velocity-estimating actor (``sim2real.estimator``) on each rollout.
+"""rsl-rl PPO plus entropy and action-std schedules, the data-to-divergence ratio of every update, the regression
+of a velocity-estimating actor (``sim2real.estimator``) on each rollout, and a no-grad sample of the logged-only mirror
+loss.
 
 Schedules over iterations (start, end), linear in between: the entropy bonus from ``entropy_coef`` to
 ``entropy_coef_final`` over ``entropy_anneal``, and a cap on the action std from its initial value to
