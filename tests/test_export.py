@@ -90,13 +90,11 @@ class _FakeVecEnv:
         return self.get_observations(), torch.randn(self.num_envs, generator=self.gen), torch.zeros(self.num_envs), {}
 
 
-@pytest.fixture(scope="module")
-def runner():
-    from rsl_rl.runners import OnPolicyRunner
-
+def fake_runner_cfg(algorithm: dict) -> dict:
+    """An rsl-rl runner config for :class:`_FakeVecEnv`: small MLPs with normalisers, ``algorithm`` as given."""
     mlp = {"class_name": "MLPModel", "hidden_dims": [32, 32], "activation": "elu", "obs_normalization": True}
-    cfg = {
-        "algorithm": {"class_name": "PPO", "num_learning_epochs": 1, "num_mini_batches": 1},
+    return {
+        "algorithm": algorithm,
         "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 1.0}},
         "critic": mlp,
         "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
@@ -104,6 +102,13 @@ def runner():
         "save_interval": 50,
         "logger": "tensorboard",
     }
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from rsl_rl.runners import OnPolicyRunner
+
+    cfg = fake_runner_cfg({"class_name": "PPO", "num_learning_epochs": 1, "num_mini_batches": 1})
     runner = OnPolicyRunner(_FakeVecEnv(), cfg, log_dir=None, device="cpu")
     runner.learn(2)  # updates the empirical normaliser away from mean 0 / std 1
     return runner

@@ -176,25 +176,12 @@ def _trained_symmetric_runner(rsl_rl_mirror_loss: bool):
     iterations; with ``rsl_rl_mirror_loss`` it logs rsl-rl's own full-batch mirror loss, not the sampled one."""
     from rsl_rl.extensions.symmetry import Symmetry
     from rsl_rl.runners import OnPolicyRunner
-    from test_export import _FakeVecEnv
+    from test_export import _FakeVecEnv, fake_runner_cfg
 
     torch.manual_seed(0)
-    mlp = {"class_name": "MLPModel", "hidden_dims": [32, 32], "activation": "elu", "obs_normalization": True}
     symmetry = {"use_data_augmentation": True, "use_mirror_loss": False, "data_augmentation_func": _negate}
-    cfg = {
-        "algorithm": {
-            "class_name": "sim2real.ppo:PPO",
-            "num_learning_epochs": 2,
-            "num_mini_batches": 2,
-            "symmetry_cfg": symmetry,
-        },
-        "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 1.0}},
-        "critic": mlp,
-        "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
-        "num_steps_per_env": 8,
-        "save_interval": 50,
-        "logger": "tensorboard",
-    }
+    algorithm = {"class_name": "sim2real.ppo:PPO", "num_learning_epochs": 2, "num_mini_batches": 2}
+    cfg = fake_runner_cfg({**algorithm, "symmetry_cfg": symmetry})
     runner = OnPolicyRunner(_FakeVecEnv(), cfg, log_dir=None, device="cpu")
     if rsl_rl_mirror_loss:
         runner.alg.symmetry.compute_loss = Symmetry.compute_loss.__get__(runner.alg.symmetry)
