@@ -39,15 +39,23 @@ class VelocityEstimatorModel(MLPModel):
 
     def get_latent(self, obs: TensorDict, masks: torch.Tensor | None = None, hidden_state=None) -> torch.Tensor:
         normalised = super().get_latent(obs, masks, hidden_state)
-        return torch.cat([normalised, self.estimator(normalised).detach()], dim=-1)
+        with torch.no_grad():  # only the regression trains the estimator; no graph for PPO's backward to skip
+            estimate = self.estimator(normalised)
+        return torch.cat([normalised, estimate], dim=-1)
 
-    def estimate(self, obs: TensorDict) -> torch.Tensor:
-        """The estimated base velocity (with gradients into the estimator)."""
-        return self.estimator(super().get_latent(obs))
+    def estimator_inputs(self, obs: TensorDict) -> torch.Tensor:
+        """The estimator's input: the actor's normalised observations (no gradients: the normaliser is not trained
+        by gradient)."""
+        with torch.no_grad():
+            return super().get_latent(obs)
 
     def estimation_loss(self, obs: TensorDict) -> torch.Tensor:
         """Mean squared error of the estimate against ``velocity_target``."""
-        return (self.estimate(obs) - obs[TARGET_GROUP]).square().mean()
+        return self.regression_loss(self.estimator_inputs(obs), obs[TARGET_GROUP])
+
+    def regression_loss(self, inputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        """Mean squared error of the estimate from :meth:`estimator_inputs` rows against their targets."""
+        return (self.estimator(inputs) - target).square().mean()
 
     def as_onnx(self, verbose: bool) -> _OnnxEstimatorModel:
         return _OnnxEstimatorModel(self, verbose)

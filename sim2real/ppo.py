@@ -23,6 +23,8 @@ from rsl_rl.algorithms import PPO as RslRlPPO
 from rsl_rl.modules.distribution import GaussianDistribution
 from rsl_rl.utils.utils import reduce_gradients_in_buckets
 
+from sim2real.estimator import TARGET_GROUP
+
 ESTIMATOR_LR = 1.0e-3
 ESTIMATOR_OPTIMIZER_KEY = "estimator_optimizer_state_dict"
 MIRROR_LOG_SAMPLES = 256
@@ -99,19 +101,29 @@ class PPO(RslRlPPO):
 
     def _update_estimator(self) -> float:
         """Regress the actor's velocity estimator on the rollout (``sim2real.estimator``): PPO's epochs and
-        minibatches, its own Adam, gradients averaged over torchrun's ranks as PPO's are; returns the mean loss."""
-        total, count = 0.0, 0
-        estimator = self.actor.estimator
-        for batch in self.storage.mini_batch_generator(self.num_mini_batches, self.num_learning_epochs):
-            loss = self.actor.estimation_loss(batch.observations)
-            self.estimator_optimizer.zero_grad()
-            loss.backward()
-            if self.is_multi_gpu:
-                reduce_gradients_in_buckets(estimator.parameters(), self.gpu_world_size, self.grad_reduce_bucket_mb)
-            self.estimator_optimizer.step()
-            total, count = total + float(loss), count + 1
+        minibatches, its own Adam, gradients averaged over torchrun's ranks as PPO's are; returns the mean loss.
+
+        The rows are rsl-rl's ``mini_batch_generator``'s (one permutation, reused every epoch), but the inputs are
+        normalised once for the whole rollout (the normaliser is fixed during an update) and only the two tensors
+        the regression reads are indexed: the same updates as a pass over PPO's minibatches, at a third of the cost.
+        """
+        observations = self.storage.observations.flatten(0, 1)
+        inputs = self.actor.estimator_inputs(observations)
+        targets = observations[TARGET_GROUP]
+        mini_batch_size = inputs.shape[0] // self.num_mini_batches
+        indices = torch.randperm(self.num_mini_batches * mini_batch_size, device=self.device)
+        total, estimator = 0.0, self.actor.estimator
+        for _ in range(self.num_learning_epochs):
+            for rows in indices.split(mini_batch_size):
+                loss = self.actor.regression_loss(inputs[rows], targets[rows])
+                self.estimator_optimizer.zero_grad()
+                loss.backward()
+                if self.is_multi_gpu:
+                    reduce_gradients_in_buckets(estimator.parameters(), self.gpu_world_size, self.grad_reduce_bucket_mb)
+                self.estimator_optimizer.step()
+                total += float(loss)
         estimator.zero_grad(set_to_none=True)  # PPO's optimizer holds these parameters too
-        return total / max(count, 1)
+        return total / (self.num_learning_epochs * self.num_mini_batches)
 
     def _logged_mirror_loss(self, actor, batch, original_batch_size: int) -> torch.Tensor:
         """rsl-rl's mirror loss (the actor on mirrored observations vs its mirrored actions on the originals) on the
@@ -120,7 +132,7 @@ class PPO(RslRlPPO):
         rows = torch.cat([torch.arange(n), original_batch_size + torch.arange(n)]).to(self.device)
         mirror = self.symmetry.data_augmentation_func
         with torch.no_grad():
-            means = actor(batch.observations[rows])
+            means = actor(batch.observations.select(*actor.obs_groups)[rows])  # index only what the actor reads
             _, mirrored = mirror(env=self.symmetry.env, obs=None, actions=means[:n])
             return torch.nn.functional.mse_loss(means[n:], mirrored[n:])
 

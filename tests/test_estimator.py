@@ -72,6 +72,52 @@ def test_onnx_module_acts_as_the_deterministic_actor():
     torch.testing.assert_close(exported(obs["policy"]), model(obs), rtol=0, atol=1e-6)
 
 
+def _rsl_rl_minibatch_regression(ppo) -> float:
+    """The regression as a pass over rsl-rl's own PPO minibatches (the reference for the indexed one)."""
+    for batch in ppo.storage.mini_batch_generator(ppo.num_mini_batches, ppo.num_learning_epochs):
+        loss = ppo.actor.estimation_loss(batch.observations)
+        ppo.estimator_optimizer.zero_grad()
+        loss.backward()
+        ppo.estimator_optimizer.step()
+    ppo.actor.estimator.zero_grad(set_to_none=True)
+    return float(loss)
+
+
+def _trained_estimating_runner(reference: bool):
+    """rsl-rl's runner with this project's PPO and an estimating actor on a fake env, seeded alike, after 3
+    iterations; with ``reference`` the estimator regresses over rsl-rl's minibatches."""
+    from rsl_rl.runners import OnPolicyRunner
+    from test_export import _FakeVecEnv, fake_runner_cfg
+
+    class _FakeEnv(_FakeVecEnv):
+        def get_observations(self) -> TensorDict:
+            obs = super().get_observations()
+            obs[TARGET_GROUP] = obs["policy"][:, :3] * 0.5
+            return obs
+
+    torch.manual_seed(0)
+    cfg = fake_runner_cfg({"class_name": "sim2real.ppo:PPO", "num_learning_epochs": 3, "num_mini_batches": 2})
+    cfg["actor"]["class_name"] = "sim2real.estimator:VelocityEstimatorModel"
+    runner = OnPolicyRunner(_FakeEnv(), cfg, log_dir=None, device="cpu")
+    if reference:
+        runner.alg._update_estimator = lambda: _rsl_rl_minibatch_regression(runner.alg)
+    initial = runner.alg.actor.estimator[0].weight.clone()
+    runner.learn(3)
+    assert not torch.equal(runner.alg.actor.estimator[0].weight, initial)  # the regression ran
+    return runner
+
+
+def test_indexed_regression_matches_rsl_rl_minibatches():
+    """``PPO._update_estimator`` normalises the rollout once and indexes two tensors instead of walking rsl-rl's
+    minibatches: the same estimator, actor and critic, bit for bit, after 3 iterations."""
+    ours, reference = _trained_estimating_runner(False), _trained_estimating_runner(True)
+    trained = ours.alg.actor.state_dict()
+    for name, value in reference.alg.actor.state_dict().items():
+        assert torch.equal(trained[name], value), name
+    for name, value in reference.alg.critic.state_dict().items():
+        assert torch.equal(ours.alg.critic.state_dict()[name], value), name
+
+
 def test_training_with_the_estimator_learns_the_base_velocity(tmp_path):
     """A real ``sim2real train agent.velocity_estimator=true``: the regression loss (logged each iteration) falls on
     the rollouts' true base velocity, and the run exports to one ONNX file (parity checked by the export)."""

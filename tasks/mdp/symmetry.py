@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import torch
+from tensordict import TensorDict
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
-    from tensordict import TensorDict
 
     from sim2real.robots.spec import RobotSpec
 
@@ -44,16 +44,15 @@ def mirror_left_right(
     """rsl-rl ``data_augmentation_func``: each batch followed by its left-right mirror image (twice the rows)."""
     layout = _layout(env.unwrapped)
     if obs is not None:
-        n = obs.batch_size[0]
-        mirrored = obs.repeat(2)
-        for group in obs.keys():
-            perm, sign = layout[group]
-            mirrored[group][n:] = obs[group][:, perm] * sign
-        obs = mirrored
+        groups = {group: _with_mirror(obs[group], *layout[group]) for group in obs.keys()}
+        obs = TensorDict(groups, batch_size=[2 * obs.batch_size[0]], device=obs.device)
     if actions is not None:
-        perm, sign = layout["actions"]
-        actions = torch.cat([actions, actions[:, perm] * sign])
+        actions = _with_mirror(actions, *layout["actions"])
     return obs, actions
+
+
+def _with_mirror(rows: torch.Tensor, perm: torch.Tensor, sign: torch.Tensor) -> torch.Tensor:
+    return torch.cat([rows, rows[:, perm] * sign])
 
 
 def _layout(env: ManagerBasedRLEnv) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
