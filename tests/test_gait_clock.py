@@ -6,6 +6,8 @@ Its own module: it builds its own env, which cannot coexist with ``test_g1``'s m
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -153,6 +155,40 @@ def test_gait_rewards_on_hand_computed_values():
     assert gait_contact(env, sensor, **schedule).tolist() == [0.0, 2.0, 0.0]
     swing = feet_swing_height(env, sensor, feet, "base_velocity", target_height=0.08, foot_offset=0.035)
     assert swing.tolist() == pytest.approx([0.03**2, 0.085**2, 0.0])
+
+
+def test_feet_phase_on_hand_computed_values():
+    """The swing profile rises 0 -> h over half a leg's cycle and comes back; a robot standing through a stepping
+    command earns about half the reward of one stepping on the clock, and all of it when asked to stand."""
+    from isaaclab.managers import SceneEntityCfg
+
+    from sim2real.tasks.mdp.gait import feet_phase, swing_profile
+
+    profile = swing_profile(torch.tensor([0.0, 0.1, 0.25, 0.5, 0.6, 0.75, 1.0]), 0.08)
+    # 3t^2 - 2t^3 at t = 2 x phase: 0.104 at phase 0.1, 0.5 at 0.25; the fall mirrors it
+    assert profile.tolist() == pytest.approx([0.0, 0.00832, 0.04, 0.08, 0.07168, 0.04, 0.0])
+    # tick 4 of a 0.8 s period: phase 0.1, so the left sole's target is 0.00832 m and the right's (offset 0.5) 0.07168
+    stepping = [[0, 0, 0.035 + 0.00832], [0, 0, 0.035 + 0.07168]]
+    standing = [[0, 0, 0.035], [0, 0, 0.035]]
+    env = _FakeEnv([4] * 3, [[[0.0] * 3] * 2] * 3, [stepping, standing, standing], [[0.5, 0, 0]] * 2 + [[0.0, 0, 0]])
+    feet = SceneEntityCfg("robot")
+    feet.body_ids = [0, 1]
+    clock = {"command_name": "base_velocity", "period": 0.8, "offsets": [0.0, 0.5], "swing_height": 0.08}
+    reward = feet_phase(env, feet, **clock, foot_offset=0.035, std_sq=0.008)
+    assert reward.tolist() == pytest.approx([1.0, math.exp(-(0.00832**2 + 0.07168**2) / 0.008), 1.0])
+
+
+def test_feet_phase_setting_adds_the_term_and_needs_a_swing_height():
+    from sim2real.config import ConfigError, load_task
+
+    rewards = load_task(G1_TASK, ["env.gait_period=0.8", "env.gait_phase_weight=4.0"]).env.rewards
+    assert rewards.feet_phase.weight == 4.0
+    assert rewards.feet_phase.params["swing_height"] == 0.08 and rewards.feet_phase.params["foot_offset"] == 0.035
+    assert load_task(G1_TASK, ["env.gait_period=0.8"]).env.rewards.feet_phase is None
+    with pytest.raises(ConfigError, match="gait_swing_height"):
+        load_task(GO2_TASK, ["env.gait_phase_weight=2.0"])  # the Go2 clock has no swing height
+    with pytest.raises(ConfigError, match="gait_period"):
+        load_task(G1_TASK, ["env.gait_phase_weight=2.0"])  # no clock
 
 
 def test_stand_still_on_hand_computed_values():

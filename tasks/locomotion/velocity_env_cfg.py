@@ -235,6 +235,7 @@ class RewardsCfg:
     gait_contact: RewTerm | None = None  # set with the gait clock (VelocityEnvCfg.gait_period)
     stand_still: RewTerm | None = None  # set with the gait clock when gait_stand_still_weight != 0
     feet_swing_height: RewTerm | None = None  # set with the gait clock when gait_swing_height > 0
+    feet_phase: RewTerm | None = None  # set with the gait clock when gait_phase_weight != 0
 
 
 @configclass
@@ -259,6 +260,7 @@ CLOCK_ONLY = (
     "gait_still_when_standing",
     "gait_stand_still_weight",
     "gait_swing_height",
+    "gait_phase_weight",
 )
 
 
@@ -307,6 +309,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     """With the clock: target height of a swinging foot's sole above the ground [m] (``feet_swing_height``, on the
     spec's ``foot_frames``); 0: no such term. Override in robot cfg."""
     gait_swing_weight: float = -20.0  # per second, per m^2 of swing-height error, summed over swinging feet
+    gait_phase_weight: float = 0.0
+    """Weight of ``feet_phase`` (per second): each sole's height follows a swing profile up to
+    ``gait_swing_height`` once per period, on its offset; 0: no such term. Override in robot cfg."""
     gait_stand_still_weight: float = 0.0
     """Weight of ``stand_still`` (per second, per rad of joint deviation from the default pose) at zero command,
     with the clock on; 0: no such term. Override in robot cfg."""
@@ -377,6 +382,8 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         self._add_gait_relax()
         if self.gait_swing_height > 0:
             self._add_swing_height(feet)
+        if self.gait_phase_weight:
+            self._add_feet_phase(feet)
         if self.gait_stand_still_weight:
             self.rewards.stand_still = RewTerm(
                 func=mdp.stand_still,
@@ -413,6 +420,26 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 "asset_cfg": SceneEntityCfg("robot", body_names=list(spec.foot_frames or feet), preserve_order=True),
                 "command_name": "base_velocity",
                 "target_height": self.gait_swing_height,
+                "foot_offset": spec.sole_offset,
+            },
+        )
+
+    def _add_feet_phase(self, feet: list[str]) -> None:
+        """Soles following the clock's swing profile (MuJoCo Playground's and holosoma's ``feet_phase``)."""
+        if self.gait_swing_height <= 0:
+            from sim2real.config import ConfigError
+
+            raise ConfigError("env.gait_phase_weight needs env.gait_swing_height > 0: the height of its swing profile")
+        spec = ROBOTS[self.robot]
+        self.rewards.feet_phase = RewTerm(
+            func=mdp.feet_phase,
+            weight=self.gait_phase_weight,
+            params={
+                "asset_cfg": SceneEntityCfg("robot", body_names=list(spec.foot_frames or feet), preserve_order=True),
+                "command_name": "base_velocity",
+                "period": self.gait_period,
+                "offsets": list(self.gait_offsets),
+                "swing_height": self.gait_swing_height,
                 "foot_offset": spec.sole_offset,
             },
         )

@@ -17,7 +17,7 @@ from .actions import (  # noqa: F401
 )
 from .curriculums import command_ranges_vel, modify_reward_weights  # noqa: F401
 from .events import randomize_joint_passive_dynamics  # noqa: F401
-from .gait import feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401
+from .gait import feet_phase, feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401
 from .height_grid import HeightGrid, height_scan_grid, scanner_params  # noqa: F401
 from .observations import (  # noqa: F401
     action_delay,

@@ -94,5 +94,5 @@ class G1RoughEnvCfg(RoughTerrainCfg, G1FlatEnvCfg):
 
     def finalize(self) -> None:
         super().finalize()
-        # both measure height above world z, not above the terrain
-        self.rewards.feet_swing_height = self.rewards.base_height = None
+        # all three measure height above world z, not above the terrain
+        self.rewards.feet_swing_height = self.rewards.base_height = self.rewards.feet_phase = None
