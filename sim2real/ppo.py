@@ -105,7 +105,8 @@ class PPO(RslRlPPO):
 
         The rows are rsl-rl's ``mini_batch_generator``'s (one permutation, reused every epoch), but the inputs are
         normalised once for the whole rollout (the normaliser is fixed during an update) and only the two tensors
-        the regression reads are indexed: the same updates as a pass over PPO's minibatches, at a third of the cost.
+        the regression reads are indexed: the same updates as a pass over PPO's minibatches, without indexing every
+        observation group per minibatch (tests/test_estimator.py compares the two bit for bit).
         """
         observations = self.storage.observations.flatten(0, 1)
         inputs = self.actor.estimator_inputs(observations)
