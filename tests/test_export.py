@@ -62,7 +62,7 @@ def constant_policy(path: Path, action: float | list[float] = 0.0, meta: dict | 
     meta = meta or make_metadata()
     joints = meta["action"].get("joints") or meta["joint_names"]  # the commanded ones (a G1's legs)
     n = len(joints) + (1 if meta["action"].get("gripper") else 0)  # a gripper's command comes last
-    obs_dim = sum(t["size"] for t in meta["observations"])
+    obs_dim = sum(t["size"] * t.get("history", 1) for t in meta["observations"])
     net = torch.nn.Linear(obs_dim, n)
     with torch.no_grad():
         net.weight.zero_()

@@ -11,9 +11,11 @@ from conftest import task_env
 G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
 NUM_ENVS = 4
 NUM_JOINTS, NUM_ACTIONS = 23, 12  # the policy drives the legs; waist and arms are held
-# documented in docs/tasks.md: 9 + 2n + a policy values; the critic adds 3+1+2+1+1+3+2n+1 privileged ones
-POLICY_SIZE = 9 + 2 * NUM_JOINTS + NUM_ACTIONS
-CRITIC_SIZE = POLICY_SIZE + 12 + 2 * NUM_JOINTS
+# documented in docs/observations.md: 9 + 2n + a + 2 (the gait clock) values per step, 5 steps for the actor; the
+# critic sees one step and adds 3+1+2+1+1+3+2n+1 privileged values
+STEP_SIZE = 9 + 2 * NUM_JOINTS + NUM_ACTIONS + 2
+POLICY_SIZE = 5 * STEP_SIZE
+CRITIC_SIZE = STEP_SIZE + 12 + 2 * NUM_JOINTS
 
 
 def _calm(run) -> None:

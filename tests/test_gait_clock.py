@@ -22,12 +22,12 @@ NUM_ENVS, NUM_JOINTS, NUM_ACTIONS = 4, 23, 12  # the G1 policy drives its legs
 
 
 def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
-    """With ``env.gait_period``, policy and critic observe the clock; the exported term carries the period, and the
-    robot side (counting control ticks since the policy took over) computes the same values per env, each env at
-    its own point of the clock (its own episode time). With ``env.gait_still_when_standing`` the clock reads (0, 0)
-    on both sides while the command is zero."""
+    """With ``env.gait_period`` (the G1's 0.8 s), policy and critic observe the clock; the exported term carries
+    the period, and the robot side (counting control ticks since the policy took over) computes the same values per
+    env, each env at its own point of the clock (its own episode time). With ``env.gait_still_when_standing`` (the
+    G1's too) the clock reads (0, 0) on both sides while the command is zero."""
     captured = {}
-    overrides = ("env.gait_period=0.8", "env.gait_still_when_standing=true")
+    overrides = ("env.observations.policy.history_length=0",)  # the G1's default clock, one frame of it
     with task_env(G1_TASK, *overrides, num_envs=NUM_ENVS, configure=lambda run: captured.update(run=run)) as env:
         run = captured["run"]
         terms = policy_terms(run.env)
@@ -89,10 +89,10 @@ def test_go2_trots_on_the_clock_and_bad_offsets_are_a_config_error():
     assert phase["FL"] == phase["RR"] and phase["FR"] == phase["RL"] and abs(phase["FL"] - phase["FR"]) == 0.5
     with pytest.raises(ConfigError, match="2 values for the 4 feet"):
         load_task(GO2_TASK, ["env.gait_period=0.5", "env.gait_offsets=[0,0.5]"])
-    g1 = load_task(G1_TASK, ["env.gait_period=0.8"]).env.rewards  # the G1 alternates its feet, as before
-    assert (g1.gait_contact.weight, g1.gait_contact.params["offsets"]) == (0.18, [0.0, 0.5])
-    assert g1.feet_swing_height.weight == -20.0
-    assert g1.feet_swing_height.params["foot_offset"] == 0.035  # the spec's sole offset, as before
+    g1 = load_task(G1_TASK).env.rewards  # the G1 alternates its feet on feet_phase's profile
+    assert g1.gait_contact.params["offsets"] == g1.feet_phase.params["offsets"] == [0.0, 0.5]
+    assert (g1.gait_contact.weight, g1.feet_phase.weight) == (0.0, 4.0)
+    assert g1.feet_phase.params["foot_offset"] == 0.035  # the spec's sole offset
 
 
 def test_swing_height_reads_the_soles_of_the_standing_feet():
@@ -181,14 +181,15 @@ def test_feet_phase_on_hand_computed_values():
 def test_feet_phase_setting_adds_the_term_and_needs_a_swing_height():
     from sim2real.config import ConfigError, load_task
 
-    rewards = load_task(G1_TASK, ["env.gait_period=0.8", "env.gait_phase_weight=4.0"]).env.rewards
-    assert rewards.feet_phase.weight == 4.0
-    assert rewards.feet_phase.params["swing_height"] == 0.08 and rewards.feet_phase.params["foot_offset"] == 0.035
-    assert load_task(G1_TASK, ["env.gait_period=0.8"]).env.rewards.feet_phase is None
+    rewards = load_task(GO2_TASK, ["env.gait_swing_height=0.08", "env.gait_phase_weight=2.0"]).env.rewards
+    assert rewards.feet_phase.weight == 2.0
+    assert rewards.feet_phase.params["swing_height"] == 0.08 and rewards.feet_phase.params["foot_offset"] == 0.022
+    assert load_task(G1_TASK, ["env.gait_phase_weight=0"]).env.rewards.feet_phase is None
     with pytest.raises(ConfigError, match="gait_swing_height"):
         load_task(GO2_TASK, ["env.gait_phase_weight=2.0"])  # the Go2 clock has no swing height
     with pytest.raises(ConfigError, match="gait_period"):
-        load_task(G1_TASK, ["env.gait_phase_weight=2.0"])  # no clock
+        load_task(G1_TASK, ["env.gait_period=0", "env.gait_phase_weight=2.0"])  # no clock
+    assert load_task(G1_TASK, ["env.gait_period=0"]).env.rewards.feet_phase is None  # the G1's default goes with it
 
 
 def test_stand_still_on_hand_computed_values():
