@@ -58,7 +58,7 @@ def _command_params(spec: RobotSpec) -> str:
 {_gripper_params(spec)}"""
     return f"""\
     cmd_timeout: 0.5  # [s] a cmd_vel older than this counts as zero
-    max_tilt: {round(NODE_TILT_FRACTION * spec.fall_tilt, 2):g}  # [rad] beyond it the robot is falling -> DAMPING
+    max_tilt: {round(NODE_TILT_FRACTION * spec.fall_tilt, 2)!r}  # [rad] beyond it the robot is falling -> DAMPING
 """
 
 
@@ -92,7 +92,7 @@ policy_node:
     state_timeout: 0.1  # [s] watchdog on {inputs}
 {_command_params(spec)}\
     max_target_rate: 0.0  # [rad/s] target slew limit; 0 = target_rate_fraction x the policy's velocity_limit
-    target_rate_fraction: {spec.target_rate_fraction:g}  # {rates} rad/s by joint group
+    target_rate_fraction: {float(spec.target_rate_fraction)!r}  # {rates} rad/s by joint group
     damping_rate: 1.0  # [rad/s] DAMPING slews from the last target to the held pose (0.02 rad per tick)
     reading_margin: 0.1  # [rad] a joint reading beyond its limits by more than this is a fault
     joint_limit_margin: 0.02  # [rad] keep targets this far inside the joint limits

@@ -131,3 +131,15 @@ def test_launch_file_starts_known_executables_with_valid_parameters(launch_file,
                     assert node.has_parameter(name), f"{launch_file.name}: inline parameter '{name}' not declared"
             finally:
                 node.destroy_node()
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "config").glob("*.yaml")), ids=lambda p: p.name)
+def test_parameter_files_give_each_parameter_its_declared_type(path):
+    """rclpy refuses a value whose type differs from the declared default's (``1`` for a double), so the node would
+    not start: every value in every shipped parameter file, each robot's included, has its declared type."""
+    from sim2real_deploy import mujoco_bridge, policy_node
+
+    declared = {policy_node.NODE_NAME: policy_node.PARAMETERS, mujoco_bridge.NODE_NAME: mujoco_bridge.PARAMETERS}
+    for node, section in yaml.safe_load(path.read_text()).items():
+        for name, value in section["ros__parameters"].items():
+            assert type(value) is type(declared[node][name]), f"{path.name}: {node}.{name} = {value!r}"

@@ -63,6 +63,9 @@ SPEC = RobotSpec(
     # standing pelvis 0.78 m: fallen below 0.59 m, where a seated (~0.3 m) or kneeling G1 is; tilt ~45 deg
     fall_height_fraction=0.75,
     fall_tilt=0.8,
+    # a biped catches itself with fast leg targets: the first walking policy's knees move at up to 21 rad/s (p99.9,
+    # benchmarks/slew_limit.py) and half the no-load speed (10 rad/s at the knee) toppled it within 6 s
+    target_rate_fraction=1.0,
 )
 
 TASKS = task_entry_points(
