@@ -118,7 +118,15 @@ mujoco_bridge:
     physics_dt: 0.0  # [s] 0 = the policy's physics_dt
     initial_keyframe: {keyframe or '""'}  # {"the MJCF's home keyframe" if keyframe else "none: the default pose"}
     hold_initial_pose: true
-{_bridge_gripper(spec)}"""
+{_bridge_gantry(spec)}{_bridge_gripper(spec)}"""
+
+
+def _bridge_gantry(spec: RobotSpec) -> str:
+    if not spec.floating_base:
+        return ""
+    if spec.gantry:
+        return "    gantry: true  # the base hangs where it starts until ~/release (lower the robot, then enable)\n"
+    return "    gantry: false  # the base is free from the start\n"
 
 
 def _bridge_gripper(spec: RobotSpec) -> str:

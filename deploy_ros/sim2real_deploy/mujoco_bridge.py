@@ -28,6 +28,7 @@ from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
 
 from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.policy_file import PolicyFileError, read_metadata
@@ -44,6 +45,7 @@ PARAMETERS: dict[str, Any] = {
     "physics_dt": 0.0,  # [s] 0 = the metadata's physics_dt
     "initial_keyframe": "home",  # MJCF keyframe to start in; empty or absent: the default pose, feet on the floor
     "hold_initial_pose": True,  # hold the initial pose until the first target, like a locked driver
+    "gantry": False,  # floating base: held where it starts until ~/release is called (a humanoid's gantry)
     "gripper_topic": "gripper_targets",  # grasping policies: finger position targets (gripper.joints order)
 }
 
@@ -77,6 +79,8 @@ class MujocoBridge(Node):
         self.pub_order = np.argsort(self.robot.qpos_adr)
         self.names = [names[i] for i in self.pub_order]
         self.q_des = self.robot.q.copy() if p["hold_initial_pose"] else None
+        base = self.robot.base_qpos
+        self.gantry = self.robot.data.qpos[base : base + 7].copy() if p["gantry"] and base is not None else None
         self.tau = np.zeros(len(names))
         self.lock = threading.Lock()
         dt = self.robot.model.opt.timestep
@@ -92,6 +96,8 @@ class MujocoBridge(Node):
             self.finger_names = list(meta.gripper["joints"])
             self.object_pub = self.create_publisher(PoseStamped, "object_pose", 10)
             self.create_subscription(Float64MultiArray, p["gripper_topic"], self._on_gripper, 10)
+        if self.gantry is not None:
+            self.create_service(Trigger, "~/release", self._on_release)
         self.running = True
         self.paused = False  # tests: True stops publishing and physics, like a hung driver
         self.thread = threading.Thread(target=self._loop, daemon=True)
@@ -113,6 +119,12 @@ class MujocoBridge(Node):
         with self.lock:
             self.q_des = target
 
+    def _on_release(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        with self.lock:
+            response.success, self.gantry = self.gantry is not None, None
+        response.message = "base released" if response.success else "the base was not held"
+        return response
+
     def _on_gripper(self, msg: Float64MultiArray) -> None:
         goal = np.asarray(msg.data, dtype=np.float64)
         if goal.shape != (len(self.finger_names),) or not np.all(np.isfinite(goal)):
@@ -131,10 +143,12 @@ class MujocoBridge(Node):
                 next_time = time.monotonic()
                 continue
             with self.lock:
-                q_des = self.q_des
+                q_des, gantry = self.q_des, self.gantry
                 if self.gripper is not None:
                     self.gripper.apply(dt)
             self.tau = self.robot.physics_step(q_des)
+            if gantry is not None:
+                self.robot.hold_base(gantry)
             steps += 1
             if steps % self.publish_every == 0:
                 try:

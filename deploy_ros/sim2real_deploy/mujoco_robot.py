@@ -274,6 +274,11 @@ class MujocoRobot:
         for _ in range(self.decimation):
             self.physics_step(target)
 
+    def hold_base(self, pose: np.ndarray) -> None:
+        """Put the base back at ``pose`` (position and w-x-y-z quaternion) at rest: a gantry holding the robot."""
+        self.data.qpos[self.base_qpos : self.base_qpos + 7] = pose
+        self.data.qvel[self.base_dof : self.base_dof + 6] = 0.0
+
     def push(self, delta_v: np.ndarray) -> None:
         self.data.qvel[self.base_dof : self.base_dof + 2] += delta_v
 

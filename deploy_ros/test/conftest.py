@@ -132,6 +132,7 @@ def make_probe(
             self.services_ = {
                 name: self.create_client(Trigger, f"/{policy_node}/{name}") for name in ("enable", "estop", "reset")
             }
+            self.services_["release"] = self.create_client(Trigger, "/mujoco_bridge/release")  # a bridge's gantry
 
         def _on_status(self, msg):
             with self.lock:

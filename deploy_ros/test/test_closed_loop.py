@@ -132,6 +132,11 @@ def test_shipped_policy_walks(ros_context, tmp_path, robot):
         t_stand = probe.wait_mode("STANDING", timeout=60)
         wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3, 10, "soft start")
         wait_for(lambda: probe.poses, 10, "probe matched to base_pose")
+        if yaml_params(f"{robot}_sim.yaml", "mujoco_bridge")["gantry"]:  # the G1 hangs until lowered
+            with probe.lock:
+                hanging = [p[2] for _, p in probe.poses]
+            assert np.ptp(hanging) < 1e-3, np.ptp(hanging)  # held through the soft start
+            assert probe.call("release").success and not probe.call("release").success  # released once
         assert probe.call("enable").success
         t_run = probe.wait_mode("RUNNING")
         start = probe.poses[-1][1]

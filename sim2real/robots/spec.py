@@ -114,6 +114,9 @@ class RobotSpec:
     """Grasp point (between the fingertips) in the ``ee_body`` frame [m]."""
     floating_base: bool = True
     """False for a robot bolted to the world (an arm): its MJCF has no free joint."""
+    gantry: bool = False  # Override in robot cfg.
+    """The simulated driver (``mujoco_bridge``) holds the base where it starts until its ``~/release`` service is
+    called, as a humanoid hangs from a gantry while its controller soft-starts (unitree_mujoco's elastic band)."""
     target_rate_fraction: float = 0.5  # Override in robot cfg.
     """policy_node's target slew limit as a fraction of each joint's no-load speed (``deploy_ros/config/<robot>.yaml``);
     a task that trains behind the node's clamp (``max_target_rate`` of its action) uses the same rates."""

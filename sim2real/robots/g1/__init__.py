@@ -66,6 +66,7 @@ SPEC = RobotSpec(
     # a biped catches itself with fast leg targets: the first walking policy's knees move at up to 21 rad/s (p99.9,
     # benchmarks/slew_limit.py) and half the no-load speed (10 rad/s at the knee) toppled it within 6 s
     target_rate_fraction=1.0,
+    gantry=True,  # on its PD alone at the default pose it tips over within ~2 s
 )
 
 TASKS = task_entry_points(
