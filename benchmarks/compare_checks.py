@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-AXES = ("vx", "vy", "yaw_rate")
+from sim2real_deploy.sim2sim.config import AXES
 
 
 def load(report_dir: Path) -> dict:

@@ -15,7 +15,7 @@ from tensordict import TensorDict
 from sim2real.export.metadata import build_metadata, collect_versions, git_revision, rewrite_metadata
 from sim2real.export.onnx_export import ParityError, actor_from_runner, export_policy
 from sim2real.robots import ROBOTS
-from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError, read_metadata
+from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError, PolicyMetadata, read_metadata
 
 GO2 = ROBOTS["go2"]
 
@@ -62,7 +62,7 @@ def constant_policy(path: Path, action: float | list[float] = 0.0, meta: dict | 
     meta = meta or make_metadata()
     joints = meta["action"].get("joints") or meta["joint_names"]  # the commanded ones (a G1's legs)
     n = len(joints) + (1 if meta["action"].get("gripper") else 0)  # a gripper's command comes last
-    obs_dim = sum(t["size"] * t.get("history", 1) for t in meta["observations"])
+    obs_dim = PolicyMetadata(meta).obs_dim  # every term times its history frames
     net = torch.nn.Linear(obs_dim, n)
     with torch.no_grad():
         net.weight.zero_()
