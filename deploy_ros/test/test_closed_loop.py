@@ -148,13 +148,16 @@ def test_shipped_policy_walks(ros_context, tmp_path, robot):
             probe.send_cmd(0.0)
             time.sleep(0.1)
         with probe.lock:
-            settle = [p for t, p in probe.poses if t > time.monotonic() - 1.0]
+            settle = np.array([(t, p[0]) for t, p in probe.poses if t > time.monotonic() - 2.0])
             heights = [p[2] for t, p in probe.poses if t >= t_run]
         assert walked[0] - start[0] > 0.5, (start, walked)
         assert abs(walked[1] - start[1]) < 0.5
         # Base never dropped while the policy ran (the soft start before it may sag on Kp 25; its test is above).
         assert min(heights) > upright, (min(heights), upright)
-        assert np.ptp([p[0] for p in settle]) < 0.1  # stopped
+        # Stopped: the last 2 s drift forward at under a quarter of the walking speed. The slope of a line fit, not
+        # the spread: the G1 keeps stepping in place, rocking +-0.1 m (1.5 s period) at zero command (session 19).
+        drift_speed, _ = np.polyfit(settle[:, 0], settle[:, 1], 1)
+        assert abs(drift_speed) < 0.25 * (walked[0] - start[0]) / 4.0, drift_speed
         assert probe.mode == "RUNNING"
         assert_in_limits(probe.targets, limits)
 
