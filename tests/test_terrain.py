@@ -162,6 +162,7 @@ def _known_height(xy: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 def test_height_scan_matches_a_known_heightfield_and_the_robot_stands_on_it():
     from sim2real.robots import ROBOTS
+    from sim2real.tasks import mdp
 
     with task_env(
         GO2_ROUGH,
@@ -188,6 +189,17 @@ def test_height_scan_matches_a_known_heightfield_and_the_robot_stands_on_it():
         scan = obs["critic"][:, -SCAN_RAYS:]
         base_z = scanner.data.pos_w.torch[:, 2:3]
         assert torch.allclose(scan[exact], (base_z - expected - 0.5)[exact], atol=3e-3)
+        # the reward and fall terms' ground (the grid's lookup, no rays) is the same terrain
+        ground = mdp.ground_height(base, hits[..., :2])
+        assert torch.allclose(ground[exact], expected[exact], atol=2e-3)
+        base_pos = robot.data.root_pos_w.torch
+        top = 3 * STEP  # env 0 stands on the platform: its base is 0.3 m lower above the ground than in world z
+        assert torch.allclose(mdp.height_above_ground(base, base_pos)[0], base_pos[0, 2] - top, atol=2e-3)
+        fall = ROBOTS["go2"].fall_height
+        lowered = mdp.base_height_above_ground_l2(base, target_height=base_pos[0, 2].item())[0]
+        assert torch.isclose(lowered, torch.tensor(top**2), atol=2e-3)  # world z would score 0
+        assert mdp.base_below_height(base, minimum_height=float(base_pos[0, 2]) - top + 0.01)[0]
+        assert not mdp.base_below_height(base, minimum_height=fall)[0]
         assert obs["policy"].shape == (2, 45 + SCAN_RAYS)
         assert (obs["policy"][:, -SCAN_RAYS:] - scan).abs().max() <= 0.1 + 1e-5
         # contacts with the heightfield hold the robot up: 1 s with zero actions on the platform, all four feet

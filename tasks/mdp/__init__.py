@@ -18,7 +18,15 @@ from .actions import (  # noqa: F401
 from .curriculums import command_ranges_vel, modify_reward_weights  # noqa: F401
 from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .gait import feet_phase, feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401
-from .height_grid import HeightGrid, height_scan_grid, scanner_params  # noqa: F401
+from .height_grid import (  # noqa: F401
+    HeightGrid,
+    base_below_height,
+    base_height_above_ground_l2,
+    ground_height,
+    height_above_ground,
+    height_scan_grid,
+    scanner_params,
+)
 from .observations import (  # noqa: F401
     action_delay,
     actuator_gain_scale,

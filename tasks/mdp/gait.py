@@ -16,6 +16,8 @@ import torch
 from isaaclab.envs.mdp import joint_deviation_l1
 from isaaclab.managers import SceneEntityCfg
 
+from .height_grid import height_above_ground
+
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
 
@@ -46,6 +48,12 @@ def _moving(env: ManagerBasedRLEnv, command_name: str, threshold: float = MOVING
     return ((command[:, :2].norm(dim=1) + command[:, 2].abs()) > threshold).float()
 
 
+def _sole_heights(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg, foot_offset: float) -> torch.Tensor:
+    """Each foot body's origin above the ground under it, less ``foot_offset`` (origin to sole) [m]."""
+    feet = env.scene[asset_cfg.name].data.body_pos_w.torch[:, asset_cfg.body_ids]
+    return height_above_ground(env, feet) - foot_offset
+
+
 def gait_contact(
     env: ManagerBasedRLEnv,
     sensor_cfg: SceneEntityCfg,
@@ -73,10 +81,10 @@ def feet_swing_height(
     threshold: float = 1.0,
 ) -> torch.Tensor:
     """Squared error of each swinging foot's height to ``target_height`` [m], summed over feet, while moving.
-    Heights are the foot bodies' origins above the env's ground plane less ``foot_offset`` (origin to sole)."""
+    Heights are the foot bodies' origins above the ground under them less ``foot_offset`` (origin to sole)."""
     forces = env.scene.sensors[sensor_cfg.name].data.net_forces_w.torch[:, sensor_cfg.body_ids]
     swinging = (forces.norm(dim=-1) <= threshold).float()
-    height = env.scene[asset_cfg.name].data.body_pos_w.torch[:, asset_cfg.body_ids, 2] - foot_offset
+    height = _sole_heights(env, asset_cfg, foot_offset)
     return (swinging * (height - target_height).square()).sum(dim=1) * _moving(env, command_name)
 
 
@@ -106,7 +114,7 @@ def feet_phase(
     its maximum (56 % at ``std_sq`` 0.008 and a 0.08 m swing); it pays every centimetre of lift on the way to a step."""
     leg_phase = torch.remainder(_phase(env, period)[:, None] + torch.tensor(offsets, device=env.device), 1.0)
     target = swing_profile(leg_phase, swing_height) * _moving(env, command_name)[:, None]
-    height = env.scene[asset_cfg.name].data.body_pos_w.torch[:, asset_cfg.body_ids, 2] - foot_offset
+    height = _sole_heights(env, asset_cfg, foot_offset)
     return torch.exp(-(height - target).square().sum(dim=1) / std_sq)
 
 

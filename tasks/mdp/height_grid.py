@@ -13,6 +13,7 @@ height step across a cell where the cell is not planar (random rough ground, ste
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,45 @@ class HeightGrid:
             raise ValueError(f"triangulation must be one of {TRIANGULATIONS}, got {triangulation!r}")
         outside = (u < 0) | (u > ncol - 1) | (v < 0) | (v > nrow - 1)
         return torch.where(outside, torch.full_like(z, float("inf")), z)
+
+
+_GRIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # env -> its terrain's HeightGrid, or None (flat)
+
+
+def ground_height(env: ManagerBasedRLEnv, xy: torch.Tensor) -> torch.Tensor:
+    """Height of the ground under each point ``xy[..., 2]`` [m], as the physics collides with it: the generated
+    terrain's height grid, or 0 on the flat ground plane (and off the grid, where no robot stands before
+    ``terrain_out_of_bounds`` ends its episode)."""
+    if env not in _GRIDS:
+        terrain = getattr(env.scene.cfg, "terrain", None)
+        generated = terrain is not None and terrain.terrain_type == "generator"
+        model = env.sim.physics_manager._solver.mj_model if generated else None
+        _GRIDS[env] = None if model is None else HeightGrid.from_mujoco(model, env.device)
+    grid = _GRIDS[env]
+    if grid is None:
+        return torch.zeros(xy.shape[:-1], device=xy.device)
+    return torch.nan_to_num(grid.height_at(xy), posinf=0.0)
+
+
+def height_above_ground(env: ManagerBasedRLEnv, pos_w: torch.Tensor) -> torch.Tensor:
+    """Height [m] of each world point ``pos_w[..., 3]`` above the ground under it (:func:`ground_height`)."""
+    return pos_w[..., 2] - ground_height(env, pos_w[..., :2])
+
+
+def base_height_above_ground_l2(
+    env: ManagerBasedRLEnv, target_height: float, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")
+) -> torch.Tensor:
+    """Isaac Lab's ``base_height_l2`` measured above the ground under the base: the same on flat ground, and on
+    generated terrain without a ray caster."""
+    return (height_above_ground(env, env.scene[asset_cfg.name].data.root_pos_w.torch) - target_height).square()
+
+
+def base_below_height(
+    env: ManagerBasedRLEnv, minimum_height: float, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")
+) -> torch.Tensor:
+    """Isaac Lab's ``root_height_below_minimum`` above the ground under the base: the robot's fall rule (its
+    ``fall_height``) holds on generated terrain too."""
+    return height_above_ground(env, env.scene[asset_cfg.name].data.root_pos_w.torch) < minimum_height
 
 
 def scanner_params(scanner: RayCasterCfg) -> dict:

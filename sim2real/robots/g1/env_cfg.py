@@ -51,7 +51,7 @@ class G1RewardsCfg(RewardsCfg):
     joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
     # staying up pays, and the pelvis is held at its standing height (unitree_rl_gym's G1 terms): no crouching gait
     alive = RewTerm(func=mdp.is_alive, weight=1.0)
-    base_height = RewTerm(func=mdp.base_height_l2, weight=-10.0, params={"target_height": MISSING})
+    base_height = RewTerm(func=mdp.base_height_above_ground_l2, weight=-10.0, params={"target_height": MISSING})
 
 
 @configclass
@@ -82,7 +82,7 @@ class G1FlatEnvCfg(VelocityEnvCfg):
         self.commands.base_velocity.ranges.lin_vel_x = (-0.5, 1.0)  # a humanoid walks backwards slowly
         self.commands.base_velocity.ranges.lin_vel_y = (-0.5, 0.5)
         rewards = self.rewards
-        rewards.base_height.params["target_height"] = ROBOTS[self.robot].standing_height  # flat ground: world z
+        rewards.base_height.params["target_height"] = ROBOTS[self.robot].standing_height
         rewards.track_lin_vel_xy_exp.weight = 2.0  # tracking must out-earn the alive bonus and the clock
         rewards.track_ang_vel_z_exp.weight = 1.5
         rewards.lin_vel_z_l2.weight = -0.2
@@ -98,9 +98,5 @@ class G1FlatEnvCfg(VelocityEnvCfg):
 
 @configclass
 class G1RoughEnvCfg(RoughTerrainCfg, G1FlatEnvCfg):
-    """The flat G1 task on the full-size terrain (Isaac Lab's G1 rough task does not scale it either)."""
-
-    def finalize(self) -> None:
-        super().finalize()
-        # all three measure height above world z, not above the terrain
-        self.rewards.feet_swing_height = self.rewards.base_height = self.rewards.feet_phase = None
+    """The flat G1 recipe on the full-size terrain (Isaac Lab's G1 rough task does not scale it either): its clock,
+    swing and base heights measured above the terrain under each foot and the pelvis."""
