@@ -212,3 +212,25 @@ def test_height_scan_matches_a_known_heightfield_and_the_robot_stands_on_it():
                 assert (sensor.data.net_forces_w.torch[0, feet].norm(dim=-1) > 1.0).all(), step
         height = robot.data.root_pos_w.torch[0, 2] - 0.3
         assert 0.2 < height < 0.4, height
+
+
+@pytest.mark.parametrize("ray_cast", [False, True], ids=["grid", "ray-cast"])
+def test_height_scan_mirror_rule_is_the_scan_at_the_mirrored_position(ray_cast: bool):
+    """The stairs are symmetric about y = 0: the scan of a base at (x, -y) is the mirror rule applied to the scan at
+    (x, y), here astride the steps where the scan is not symmetric itself."""
+    from sim2real.tasks.mdp.symmetry import mirror_left_right
+
+    with task_env(
+        GO2_ROUGH, f"env.ray_cast_height_scan={str(ray_cast).lower()}", num_envs=2, configure=_stairs_terrain
+    ) as env:
+        robot = env.unwrapped.scene["robot"]
+        pose = robot.data.root_pose_w.torch.clone()
+        pose[:, :3] = torch.tensor([[-1.3, 1.1, 0.5], [-1.3, -1.1, 0.5]])
+        pose[:, 3:] = torch.tensor([0.0, 0.0, 0.0, 1.0])
+        robot.write_root_pose_to_sim_index(root_pose=pose)
+        robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(2, 6))
+        obs, *_ = env.step(torch.zeros(2, 12))
+        scans = obs["critic"][:, -SCAN_RAYS:]
+        mirrored, _ = mirror_left_right(env, obs=obs)
+        assert (scans[0] - scans[1]).abs().max() > 0.05  # the two positions see different steps
+        torch.testing.assert_close(mirrored["critic"][2, -SCAN_RAYS:], scans[1], atol=1e-2, rtol=0)

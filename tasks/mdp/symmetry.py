@@ -33,7 +33,16 @@ UNCHANGED = ("base_height", "friction", "base_mass", "action_delay")
 """Scalars of the whole robot: the same in the mirror image."""
 JOINT_ANGLES = ("joint_pos", "joint_vel", "actions")
 MIRRORED_TERMS = frozenset(
-    (*VECTOR_SIGNS, *UNCHANGED, *JOINT_ANGLES, "joint_dynamics", "gain_scale", "foot_contacts", "gait_phase")
+    (
+        *VECTOR_SIGNS,
+        *UNCHANGED,
+        *JOINT_ANGLES,
+        "joint_dynamics",
+        "gain_scale",
+        "foot_contacts",
+        "gait_phase",
+        "height_scan",
+    )
 )
 """Observation terms with a mirror rule (:meth:`MirrorRules.term`)."""
 
@@ -112,6 +121,8 @@ class MirrorRules:
             return self._blocks([self._sensor_bodies(name)])
         elif name == "gait_phase":
             sign = [self._phase_sign()] * 2
+        elif name == "height_scan":  # heights, unsigned: each point takes its mirror point's (y negated)
+            return self._scan_permutation(name), [1.0] * size
         else:
             raise ValueError(f"observation term {name!r} has no left-right mirror rule (sim2real.tasks.mdp.symmetry)")
         if len(sign) != size:
@@ -151,6 +162,22 @@ class MirrorRules:
         cfg = self._term_cfg(name).params["sensor_cfg"]
         bodies = self.env.scene.sensors[cfg.name].sensor_names
         return list(bodies) if isinstance(cfg.body_ids, slice) else [bodies[i] for i in cfg.body_ids]
+
+    def _scan_permutation(self, name: str) -> list[int]:
+        """Each yaw-aligned scan point's mirror point (x, -y) in the term's pattern, from the grid term's pattern or
+        the ray caster's."""
+        from .height_grid import scanner_params
+
+        params = self._term_cfg(name).params
+        if "sensor_cfg" in params:
+            params = scanner_params(self.env.scene.sensors[params["sensor_cfg"].name].cfg)
+        pattern = params["pattern_cfg"]
+        starts, _ = pattern.func(pattern, "cpu")
+        xy = starts[:, :2].double() + torch.tensor(params.get("offset_xy", (0.0, 0.0)), dtype=torch.double)
+        distance, perm = torch.cdist(xy * torch.tensor([1.0, -1.0], dtype=torch.double), xy).min(dim=1)
+        if distance.max() > 1e-4:
+            raise ValueError(f"observation term {name!r}: its scan points are not left-right symmetric")
+        return perm.tolist()
 
     def _phase_sign(self) -> float:
         """The clock in the mirror image: each foot takes its mirror foot's place in the schedule, which is the same

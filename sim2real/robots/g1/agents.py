@@ -23,5 +23,4 @@ class G1FlatPPORunnerCfg(LocomotionPPORunnerCfg):
 class G1RoughPPORunnerCfg(G1FlatPPORunnerCfg):
     experiment_name = "g1_rough"
     max_iterations = 3000  # Isaac Lab's G1 rough
-    symmetry = False  # the critic's height scan has no mirror rule yet
     critic = ROUGH_CRITIC
