@@ -131,7 +131,8 @@ class _FakeEnv:
         pose = {"joint_pos": joint_pos, "default_joint_pos": default_joint_pos}
         joints = {k: NS(torch=torch.tensor(v)) for k, v in pose.items() if v is not None}
         robot = NS(data=NS(body_pos_w=NS(torch=torch.tensor(heights)), **joints))
-        self.scene = type("Scene", (), {"sensors": {"contact_forces": contact}, "__getitem__": lambda s, k: robot})()
+        scene = {"sensors": {"contact_forces": contact}, "cfg": NS(), "__getitem__": lambda s, k: robot}  # flat
+        self.scene = type("Scene", (), scene)()
 
 
 def test_gait_rewards_on_hand_computed_values():

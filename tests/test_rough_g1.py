@@ -18,3 +18,7 @@ def test_builds_steps_and_has_documented_sizes():
             obs, rewards, _, _ = env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
         assert torch.isfinite(obs["critic"]).all() and torch.isfinite(rewards).all()
         assert env.unwrapped.observation_manager.active_terms["critic"][-1] == "height_scan"
+        # the flat recipe's height terms, measured above the terrain (tests/test_terrain.py), stay on
+        terms = env.unwrapped.reward_manager.active_terms
+        assert {"feet_phase", "base_height"} <= set(terms)
+        assert env.unwrapped.cfg.rewards.feet_phase.weight == env.unwrapped.cfg.gait_phase_weight > 0
