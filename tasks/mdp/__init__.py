@@ -26,6 +26,7 @@ from .height_grid import (  # noqa: F401
     height_above_ground,
     height_scan_grid,
     scanner_params,
+    terrain_grid,
 )
 from .observations import (  # noqa: F401
     action_delay,

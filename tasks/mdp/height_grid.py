@@ -82,16 +82,22 @@ class HeightGrid:
 _GRIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # env -> its terrain's HeightGrid, or None (flat)
 
 
-def ground_height(env: ManagerBasedRLEnv, xy: torch.Tensor) -> torch.Tensor:
-    """Height of the ground under each point ``xy[..., 2]`` [m], as the physics collides with it: the generated
-    terrain's height grid, or 0 on the flat ground plane (and off the grid, where no robot stands before
-    ``terrain_out_of_bounds`` ends its episode)."""
+def terrain_grid(env: ManagerBasedRLEnv) -> HeightGrid | None:
+    """The height grid of the env's generated terrain as the physics holds it (built once per env); None on the
+    flat ground plane."""
     if env not in _GRIDS:
         terrain = getattr(env.scene.cfg, "terrain", None)
         generated = terrain is not None and terrain.terrain_type == "generator"
         model = env.sim.physics_manager._solver.mj_model if generated else None
         _GRIDS[env] = None if model is None else HeightGrid.from_mujoco(model, env.device)
-    grid = _GRIDS[env]
+    return _GRIDS[env]
+
+
+def ground_height(env: ManagerBasedRLEnv, xy: torch.Tensor) -> torch.Tensor:
+    """Height of the ground under each point ``xy[..., 2]`` [m], as the physics collides with it: the generated
+    terrain's height grid, or 0 on the flat ground plane (and off the grid, where no robot stands before
+    ``terrain_out_of_bounds`` ends its episode)."""
+    grid = terrain_grid(env)
     if grid is None:
         return torch.zeros(xy.shape[:-1], device=xy.device)
     return torch.nan_to_num(grid.height_at(xy), posinf=0.0)
@@ -113,8 +119,7 @@ def base_height_above_ground_l2(
 def base_below_height(
     env: ManagerBasedRLEnv, minimum_height: float, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")
 ) -> torch.Tensor:
-    """Isaac Lab's ``root_height_below_minimum`` above the ground under the base: the robot's fall rule (its
-    ``fall_height``) holds on generated terrain too."""
+    """Isaac Lab's ``root_height_below_minimum`` above the ground under the base (the robot's ``fall_height``)."""
     return height_above_ground(env, env.scene[asset_cfg.name].data.root_pos_w.torch) < minimum_height
 
 
@@ -134,7 +139,10 @@ class height_scan_grid(ManagerTermBase):
     def __init__(self, cfg: ObservationTermCfg, env: ManagerBasedRLEnv):
         super().__init__(cfg, env)
         pattern = cfg.params["pattern_cfg"]
-        self.grid = HeightGrid.from_mujoco(env.sim.physics_manager._solver.mj_model, env.device)
+        grid = terrain_grid(env)
+        if grid is None:
+            raise ValueError("height_scan_grid reads generated terrain; this scene has none")
+        self.grid = grid
         starts, _ = pattern.func(pattern, env.device)
         self.local_xy = starts[:, :2] + torch.tensor(cfg.params.get("offset_xy", (0.0, 0.0)), device=env.device)
         asset_cfg: SceneEntityCfg = cfg.params["asset_cfg"]
