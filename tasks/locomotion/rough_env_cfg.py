@@ -150,8 +150,8 @@ class RoughObservationsCfg(ObservationsCfg):
 class RoughTerminationsCfg(TerminationsCfg):
     # leaving the generated terrain ends the episode as a time-out: not a failure, and far enough to move up a level
     out_of_bounds = DoneTerm(func=mdp.terrain_out_of_bounds, params={"distance_buffer": 3.0}, time_out=True)
-    # off: at a stair edge the ground under the base is a step off the ground under the feet, so a G1 climbing a
-    # 0.23 m step would end as fallen; a fall is a body contact here
+    # off: world z is not the height above generated terrain, and above the ground under the base a G1 astride a
+    # 0.23 m stair edge would end as fallen; a fall is a body contact here
     base_too_low = None
 
 

@@ -245,8 +245,8 @@ class TerminationsCfg:
         func=mdp.illegal_contact, params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0}
     )
     # the sim-to-sim check's fall height (the spec's RobotSpec.fall_height): a crouch the check calls a fall ends the
-    # episode in training too; above the ground under the base, generated terrain included
-    base_too_low = DoneTerm(func=mdp.base_below_height, params={"minimum_height": MISSING})
+    # episode in training too. Flat ground only: world z is the height above the ground.
+    base_too_low = DoneTerm(func=mdp.root_height_below_minimum, params={"minimum_height": MISSING})
 
 
 @configclass

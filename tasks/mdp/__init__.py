@@ -20,7 +20,6 @@ from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .gait import feet_phase, feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401
 from .height_grid import (  # noqa: F401
     HeightGrid,
-    base_below_height,
     base_height_above_ground_l2,
     ground_height,
     height_above_ground,

@@ -116,13 +116,6 @@ def base_height_above_ground_l2(
     return (height_above_ground(env, env.scene[asset_cfg.name].data.root_pos_w.torch) - target_height).square()
 
 
-def base_below_height(
-    env: ManagerBasedRLEnv, minimum_height: float, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")
-) -> torch.Tensor:
-    """Isaac Lab's ``root_height_below_minimum`` above the ground under the base (the robot's ``fall_height``)."""
-    return height_above_ground(env, env.scene[asset_cfg.name].data.root_pos_w.torch) < minimum_height
-
-
 def scanner_params(scanner: RayCasterCfg) -> dict:
     """The parameters of :class:`height_scan_grid` that place its points where ``scanner`` starts its rays."""
     if scanner.ray_alignment != "yaw":
