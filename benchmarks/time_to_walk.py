@@ -8,9 +8,13 @@ scan of a run stops at its first pass unless ``--all`` is given. Give one folder
 (a resumed run's file times do not measure training time); the summary is a table seed by seed. ``--reuse`` takes
 earlier ``--out`` files, so that a checkpoint checked once (e.g. while its run trained) is not checked again.
 
+Time to climb: with ``--terrain <tile file>`` a pass also needs the terrain check (``sim2real sim2sim --terrain``)
+on every tile, nominal and then randomised; the terrain check runs on every scanned checkpoint.
+
     .venv/bin/sim2real train seed=1   # the main job: Go2 flat, 256 envs, a checkpoint every 50 iterations
     .venv/bin/python benchmarks/time_to_walk.py logs/go2_flat/<run seed 1> <run seed 2> ... --every 100 \
         --out docs/time_to_walk.json --plot docs/time_to_walk.png
+    .venv/bin/python benchmarks/time_to_walk.py logs/go2_rough/<run> --terrain assets/terrain/go2_rough.npz
 """
 
 from __future__ import annotations
@@ -46,8 +50,9 @@ def minutes_since_start(run_dir: Path, checkpoint: Path) -> float:
     return (checkpoint.stat().st_mtime - started_at(run_dir)) / 60
 
 
-def check(checkpoint: Path, work: Path) -> dict:
-    """Export ``checkpoint`` in a subprocess (one Isaac Lab simulation per process), then run the full check."""
+def check(checkpoint: Path, work: Path, terrain: Path | None = None) -> dict:
+    """Export ``checkpoint`` in a subprocess (one Isaac Lab simulation per process), then run the full check, and
+    with ``terrain`` the terrain check on its tiles too."""
     from sim2real_deploy.sim2sim import RANDOMIZED_CONFIG, Sim2SimConfig, run_sim2sim
 
     onnx = work / checkpoint.stem / "policy.onnx"
@@ -60,6 +65,25 @@ def check(checkpoint: Path, work: Path) -> dict:
         randomised = run_sim2sim(onnx, replace(RANDOMIZED_CONFIG, out_dir=str(onnx.parent / "sim2sim_randomized")))
         row |= {"randomized_survival": randomised["survival_rate"], "randomized_failed": randomised["failed"]}
     row["passed"] = nominal["passed"] and not row.get("randomized_failed", ["not run"])
+    if terrain is not None:
+        row |= check_terrain(onnx, terrain)
+        row["passed"] = row["passed"] and row["terrain_passed"]
+    return row
+
+
+def check_terrain(onnx: Path, terrain: Path) -> dict:
+    """The terrain check on every tile, nominal and then, if every tile passes, randomised."""
+    from sim2real_deploy.sim2sim import run_terrain, terrain_config
+
+    row = {}
+    for mode, randomize in (("terrain", False), ("terrain_randomized", True)):
+        cfg = replace(terrain_config(str(terrain), randomize), out_dir=str(onnx.parent / mode))
+        report = run_terrain(onnx, cfg)
+        row[f"{mode}_failed"] = [tile["tile"] for tile in report["tiles"] if not tile["passed"]]
+        row[f"{mode}_speed_ratio"] = {tile["tile"]: tile["speed_ratio"] for tile in report["tiles"]}
+        if not report["passed"]:
+            break
+    row["terrain_passed"] = "terrain_randomized_failed" in row and not row["terrain_randomized_failed"]
     return row
 
 
@@ -119,7 +143,13 @@ def earlier_rows(files: list[Path]) -> dict[tuple[str, int], dict]:
 
 
 def scan(
-    run: Path, every: int, start: int, scan_all: bool, keep: Path | None, earlier: dict[tuple[str, int], dict]
+    run: Path,
+    every: int,
+    start: int,
+    scan_all: bool,
+    keep: Path | None,
+    earlier: dict[tuple[str, int], dict],
+    terrain: Path | None = None,
 ) -> list[dict]:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,18 +158,27 @@ def scan(
             row = earlier.get((str(run), iteration))
             if row is None:
                 row = {"iteration": iteration, "minutes": round(minutes_since_start(run, path), 1)}
-                row |= check(path, work)
+                row |= check(path, work, terrain)
             results.append(row)
             verdict = "PASS" if row["passed"] else ("nominal only" if row["nominal_passed"] else "fail")
             survival = row.get("randomized_survival")
             print(
                 f"{run.name} iteration {iteration:5d} {row['minutes']:6.1f} min  {verdict:<12}"
-                f"{'' if survival is None else f' randomised survival {survival:.0%}'}  {row['tracking_ratio']}",
+                f"{'' if survival is None else f' randomised survival {survival:.0%}'}  {row['tracking_ratio']}"
+                f"{terrain_summary(row)}",
                 flush=True,
             )
             if row["passed"] and not scan_all:
                 break
     return results
+
+
+def terrain_summary(row: dict) -> str:
+    if "terrain_failed" not in row:
+        return ""
+    failed = row.get("terrain_randomized_failed", row["terrain_failed"])
+    mode = "randomised" if "terrain_randomized_failed" in row else "nominal"
+    return f"  terrain ({mode}) failed: {', '.join(failed) or 'none'}"
 
 
 def main() -> None:
@@ -154,12 +193,18 @@ def main() -> None:
     parser.add_argument(
         "--reuse", type=Path, nargs="+", default=[], help="earlier --out files: their checkpoints are not checked again"
     )
+    parser.add_argument(
+        "--terrain",
+        type=Path,
+        help="a tile file (assets/terrain/<robot>_rough.npz): a pass also needs the terrain check, nominal and "
+        "randomised (time to climb)",
+    )
     args = parser.parse_args()
     earlier = earlier_rows(args.reuse)
 
     runs = []
     for run in args.runs:
-        results = scan(run, args.every, args.start, args.all, args.keep, earlier)
+        results = scan(run, args.every, args.start, args.all, args.keep, earlier, args.terrain)
         first = next((r for r in results if r["passed"]), None)
         seed = json.loads((run / "run.json").read_text()).get("settings", {}).get("seed")
         runs.append({"run": str(run), "seed": seed, "first_pass": first, "checked": results})

@@ -43,14 +43,28 @@ def env():
 
 def test_observation_groups_match_documented_layout(env):
     manager = env.unwrapped.observation_manager
-    policy = [term for term in documented_terms("policy", 12) if term[0] != "gait_phase"]  # no clock on rough
+    policy = documented_terms("policy", 12)  # the flat main job's, gait clock included
     critic = policy + documented_terms("critic", 12) + rough_critic_terms()
+    frames = {"policy": env.unwrapped.cfg.observations.policy.history_length, "critic": 1}
     for group, expected in (("policy", policy), ("critic", critic)):
-        dims = [d[0] for d in manager.group_obs_term_dim[group]]
+        dims = [d[0] // frames[group] for d in manager.group_obs_term_dim[group]]
         assert list(zip(manager.active_terms[group], dims, strict=True)) == expected
     assert critic[-1] == ("height_scan", SCAN_RAYS)
     obs = env.get_observations()
-    assert obs["policy"].shape == (NUM_ENVS, 45) and obs["critic"].shape == (NUM_ENVS, 119 + SCAN_RAYS)
+    assert obs["policy"].shape == (NUM_ENVS, 5 * 47) and obs["critic"].shape == (NUM_ENVS, 121 + SCAN_RAYS)
+
+
+def test_rough_go2_trains_the_flat_main_job_recipe():
+    from sim2real.config import load_task
+
+    rough, flat = load_task(GO2_ROUGH, []), load_task("Sim2Real-Velocity-Flat-Go2-v0", [])
+    assert rough.env.rewards.to_dict() == flat.env.rewards.to_dict()
+    assert rough.env.events.to_dict() == flat.env.events.to_dict()
+    assert rough.env.curriculum.gait_relax.to_dict() == flat.env.curriculum.gait_relax.to_dict()
+    assert rough.agent.algorithm.to_dict() == flat.agent.algorithm.to_dict()
+    assert rough.agent.actor.to_dict() == flat.agent.actor.to_dict()
+    assert rough.agent.symmetry and rough.agent.velocity_estimator
+    assert rough.agent.critic.hidden_dims == [512, 256, 128]  # wider: it reads the height scan
 
 
 def test_env_steps_on_the_terrain(env):

@@ -25,8 +25,9 @@ from sim2real_deploy.sim2sim.config import (  # noqa: E402
     Sim2SimConfig,
     Sim2SimError,
     Thresholds,
+    terrain_config,
 )
-from sim2real_deploy.sim2sim.run import run_sim2sim  # noqa: E402
+from sim2real_deploy.sim2sim.run import run_sim2sim, run_terrain  # noqa: E402
 
 __all__ = [
     "DEFAULT_SCHEDULE",
@@ -38,5 +39,7 @@ __all__ = [
     "Sim2SimConfig",
     "Sim2SimError",
     "Thresholds",
+    "run_terrain",
+    "terrain_config",
     "run_sim2sim",
 ]

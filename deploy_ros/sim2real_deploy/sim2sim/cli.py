@@ -22,6 +22,7 @@ from sim2real_deploy.sim2sim.config import (
     Sim2SimConfig,
     Sim2SimError,
     Thresholds,
+    terrain_config,
 )
 from sim2real_deploy.sim2sim.lift import LiftConfig, run_lift
 from sim2real_deploy.sim2sim.reach import ReachConfig, run_reach
@@ -128,7 +129,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
     """Sim2SimConfig from parsed CLI arguments (only the options given override the defaults)."""
-    base = RANDOMIZED_CONFIG if args.randomize else Sim2SimConfig()
+    if args.terrain:
+        base = terrain_config(args.terrain, args.randomize)
+    else:
+        base = RANDOMIZED_CONFIG if args.randomize else Sim2SimConfig()
     latency = tuple(v / 1000.0 for v in args.latency_ms) if args.latency_ms else None
     rand = replace(
         base.randomization,
@@ -146,10 +150,8 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
             push_velocity=args.push_velocity,
         ),
     )
-    # the terrain check's tolerances (survival as the mode asks), then whatever the user set
-    criteria = replace(TERRAIN_THRESHOLDS, min_survival=base.thresholds.min_survival) if args.terrain else None
     th = replace(
-        criteria or base.thresholds,
+        base.thresholds,
         **_given(
             max_lin_err=args.max_lin_err,
             max_yaw_err=args.max_yaw_err,
@@ -160,7 +162,7 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
             max_joint_limit_violations=args.max_limit_violations,
         ),
     )
-    schedule = TERRAIN_SCHEDULE if args.terrain else base.schedule
+    schedule = base.schedule
     if args.segment:
         schedule = tuple(Segment(n, float(s), (float(vx), float(vy), float(wz))) for n, vx, vy, wz, s in args.segment)
     return replace(
@@ -173,7 +175,6 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
         mjcf=args.mjcf,
         out_dir=args.out or str(Path("logs/sim2sim") / Path(args.policy).stem),
         video=args.video,
-        terrain=args.terrain,
     )
 
 

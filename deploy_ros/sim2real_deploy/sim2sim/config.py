@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -160,3 +160,11 @@ RANDOMIZED_CONFIG = Sim2SimConfig(
 # edge). Judged like the randomised flat check, on each tile: on rough ground no gait tracks as tightly as on a floor.
 TERRAIN_SCHEDULE = (Segment("stand", 2.0, (0.0, 0.0, 0.0)), Segment("forward_0.5", 7.0, (0.5, 0.0, 0.0)))
 TERRAIN_THRESHOLDS = Thresholds(min_survival=1.0, max_lin_err=0.2, max_yaw_err=0.35, rel_tol=0.35)
+
+
+def terrain_config(terrain: str, randomize: bool = False) -> Sim2SimConfig:
+    """The terrain check on the tiles of ``terrain``: its schedule and tolerances, one nominal episode per tile or
+    the randomised mode's episodes and perturbations (with that mode's survival rate)."""
+    base = RANDOMIZED_CONFIG if randomize else Sim2SimConfig()
+    thresholds = replace(TERRAIN_THRESHOLDS, min_survival=base.thresholds.min_survival)
+    return replace(base, schedule=TERRAIN_SCHEDULE, thresholds=thresholds, terrain=terrain)

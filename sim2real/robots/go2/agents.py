@@ -1,6 +1,5 @@
 """Go2 PPO runners: on flat ground the main job's recipe (mirror augmentation, a velocity-estimating actor, entropy
-and action-std schedules after the gait clock relaxes); on rough, the locomotion base with the rough-terrain critic
-width."""
+and action-std schedules after the gait clock relaxes); on rough, the same with the rough-terrain critic width."""
 
 from isaaclab.utils import configclass
 
@@ -27,7 +26,7 @@ class Go2FlatPPORunnerCfg(LocomotionPPORunnerCfg):
 
 
 @configclass
-class Go2RoughPPORunnerCfg(LocomotionPPORunnerCfg):
+class Go2RoughPPORunnerCfg(Go2FlatPPORunnerCfg):
     experiment_name = "go2_rough"
     max_iterations = 1500  # Isaac Lab's Go2 rough
     critic = ROUGH_CRITIC

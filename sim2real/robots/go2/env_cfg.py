@@ -1,5 +1,5 @@
 """Unitree Go2 velocity tracking: the shared locomotion task with the Go2 spec and its walking recipe; on rough
-terrain, smaller obstacles."""
+terrain, the same recipe with smaller obstacles."""
 
 from isaaclab.utils import configclass
 
@@ -34,9 +34,8 @@ class Go2FlatEnvCfg(VelocityEnvCfg):
 
 
 @configclass
-class Go2RoughEnvCfg(RoughTerrainCfg, VelocityEnvCfg):
-    robot = "go2"
-    gait_offsets = TROT
+class Go2RoughEnvCfg(RoughTerrainCfg, Go2FlatEnvCfg):
+    """The main job's recipe on the generated terrain, at Isaac Lab's Go2 obstacle sizes."""
 
     def __post_init__(self):
         super().__post_init__()
