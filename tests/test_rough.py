@@ -65,6 +65,9 @@ def test_rough_go2_trains_the_flat_main_job_recipe():
     assert rough.agent.actor.to_dict() == flat.agent.actor.to_dict()
     assert rough.agent.symmetry and rough.agent.velocity_estimator
     assert rough.agent.critic.hidden_dims == [512, 256, 128]  # wider: it reads the height scan
+    # but straight walks (heading commands) for the terrain curriculum's distance rule; flat trains free yaw rates
+    command, flat_command = rough.env.commands.base_velocity, flat.env.commands.base_velocity
+    assert command.heading_command and command.rel_heading_envs == 1.0 and not flat_command.heading_command
 
 
 def test_env_steps_on_the_terrain(env):

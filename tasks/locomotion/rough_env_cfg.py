@@ -10,7 +10,8 @@ G1FlatEnvCfg)``), so a rough variant keeps that robot's rewards, commands and ph
 - Terrain curriculum (Isaac Lab's ``terrain_levels_vel``): at reset an env moves a row up if it walked more than half
   a sub-terrain from its origin and a row down if it covered less than half its commanded distance.
 - Command curriculum (``mdp.command_ranges_vel``): commands start at half the robot's ranges and widen by 10% steps
-  while velocity tracking is good.
+  while velocity tracking is good. Yaw-rate commands come from a heading controller (Isaac Lab's rough tasks), so
+  each command is a straight walk that the terrain curriculum's distance rule can judge.
 - Height scan: 17 x 11 points on a 1.6 m x 1.0 m grid around the base, yaw-aligned, terrain only, read from the
   physics' height grid (:mod:`~sim2real.tasks.mdp.height_grid`: what the feet collide with, at 1/20 of a ray cast's
   cost); ``ray_cast_height_scan=True`` puts Isaac Lab's ``RayCaster`` back. Always in the critic; in the policy only
@@ -19,6 +20,8 @@ G1FlatEnvCfg)``), so a rough variant keeps that robot's rewards, commands and ph
 """
 
 from __future__ import annotations
+
+import math
 
 from isaaclab.managers import CurriculumTermCfg as CurrTerm
 from isaaclab.managers import ObservationTermCfg as ObsTerm
@@ -178,6 +181,14 @@ class RoughTerrainCfg:
     def __post_init__(self):
         super().__post_init__()
         self.scene.height_scanner.update_period = self.decimation * self.sim.dt  # once per policy step
+        # heading commands (Isaac Lab's rough tasks): the yaw rate the policy is given steers back to a sampled heading,
+        # so a command is a straight walk. The terrain curriculum judges distance from the origin, and under free
+        # yaw-rate commands an env that tracks a curve perfectly covers little of it: a first run fell to row 0
+        command = self.commands.base_velocity
+        command.heading_command = True
+        command.heading_control_stiffness = 0.5
+        command.rel_heading_envs = 1.0
+        command.ranges.heading = (-math.pi, math.pi)
 
     def apply_robot(self, spec: RobotSpec) -> None:
         super().apply_robot(spec)
