@@ -81,6 +81,12 @@ def load_checkpoint(runner, path: Path, actor_only: bool = False) -> None:
         raise CheckpointError(f"{path}: does not fit this task's networks ({exc})") from exc
 
 
+def continue_env_schedules(env, iteration: int, steps_per_env: int) -> None:
+    """The env's step-counted schedules (reward-weight switches such as the gait clock's relaxation, curriculum
+    windows) go on from ``iteration`` instead of restarting: the count is policy steps per env."""
+    env.unwrapped.common_step_counter = iteration * steps_per_env
+
+
 def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume: str | None = None) -> Path | None:
     """Train ``task`` (or resume the run at ``resume``); returns the run folder (None on ranks other than 0)."""
     if resume is not None:
@@ -111,6 +117,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
                 record_resume(run_dir, checkpoint, resume_overrides, sys.argv)
             start = runner.current_learning_iteration + 1
             runner.current_learning_iteration = start
+            continue_env_schedules(env, start, run.agent.num_steps_per_env)
             print(f"resuming {run_dir} from {checkpoint.name} at iteration {start}/{run.agent.max_iterations}")
         remaining = run.agent.max_iterations - start
         if remaining > 0:

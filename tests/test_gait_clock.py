@@ -228,3 +228,21 @@ def test_gait_contact_weight_relaxes_after_its_step():
             assert u.common_step_counter == steps
             assert u.reward_manager.get_term_cfg("gait_contact").weight == (0.05 if steps > 3 else 0.3)
             assert u.reward_manager.get_term_cfg("track_lin_vel_xy_fine").weight == (0.75 if steps > 3 else 0.0)
+
+
+def test_a_resumed_run_continues_the_relax_schedule():
+    """A resume (``sim2real.train.continue_env_schedules``) sets the env's step count from the resumed iteration, so
+    a run resumed after the clock relaxed trains on the relaxed weights from its first reset, not from the start."""
+    from conftest import go2_env
+
+    from sim2real.train import continue_env_schedules
+
+    overrides = ("env.gait_contact_weight=0.3", "env.gait_contact_weight_final=0.05", "env.gait_relax_step=48")
+    with go2_env(*overrides, num_envs=2) as env:
+        u = env.unwrapped
+        continue_env_schedules(env, iteration=2, steps_per_env=24)  # 48 steps: not yet past the switch
+        u.curriculum_manager.compute(env_ids=torch.arange(2))
+        assert u.reward_manager.get_term_cfg("gait_contact").weight == 0.3
+        continue_env_schedules(env, iteration=3, steps_per_env=24)
+        u.curriculum_manager.compute(env_ids=torch.arange(2))
+        assert u.common_step_counter == 72 and u.reward_manager.get_term_cfg("gait_contact").weight == 0.05

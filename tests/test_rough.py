@@ -37,7 +37,8 @@ def test_the_default_height_scan_reads_the_physics_grid_with_no_ray_caster():
 
 @pytest.fixture(scope="module")
 def env():
-    with task_env(GO2_ROUGH, num_envs=NUM_ENVS) as wrapped:
+    # the command curriculum at the shared default start (the Go2 starts at full ranges)
+    with task_env(GO2_ROUGH, "env.curriculum.command_ranges.params.start=0.5", num_envs=NUM_ENVS) as wrapped:
         yield wrapped
 
 
@@ -68,6 +69,8 @@ def test_rough_go2_trains_the_flat_main_job_recipe():
     # but straight walks (heading commands) for the terrain curriculum's distance rule; flat trains free yaw rates
     command, flat_command = rough.env.commands.base_velocity, flat.env.commands.base_velocity
     assert command.heading_command and command.rel_heading_envs == 1.0 and not flat_command.heading_command
+    assert command.resampling_time_range == (10.0, 10.0)  # two straight walks per episode
+    assert rough.env.curriculum.command_ranges.params["start"] == 1.0  # the terrain rows are the curriculum
 
 
 def test_env_steps_on_the_terrain(env):

@@ -184,7 +184,9 @@ class RoughTerrainCfg:
         # heading commands (Isaac Lab's rough tasks): the yaw rate the policy is given steers back to a sampled heading,
         # so a command is a straight walk. The terrain curriculum judges distance from the origin, and under free
         # yaw-rate commands an env that tracks a curve perfectly covers little of it: a first run fell to row 0
+        # Each lasts 10 s (Isaac Lab's): two per episode, so a well-tracked episode ends far enough out to move up
         command = self.commands.base_velocity
+        command.resampling_time_range = (10.0, 10.0)
         command.heading_command = True
         command.heading_control_stiffness = 0.5
         command.rel_heading_envs = 1.0

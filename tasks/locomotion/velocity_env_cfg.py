@@ -296,7 +296,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     gait_contact_weight: float = 0.1  # Override in robot cfg.
     gait_contact_weight_final: float | None = None
     """With the clock: ``gait_contact``'s weight once ``gait_relax_step`` policy steps per env have passed
-    (iterations x ``agent.num_steps_per_env``; ``mdp.modify_reward_weights``, whose count restarts on a resume):
+    (iterations x ``agent.num_steps_per_env``; ``mdp.modify_reward_weights``, whose count a resume continues):
     the clock starts the gait, then leaves the pace to the tracking terms. None: constant."""
     gait_relax_step: int = 0
     gait_relax_rewards: dict[str, float] = {}

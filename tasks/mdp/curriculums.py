@@ -63,8 +63,8 @@ class command_ranges_vel(ManagerTermBase):
 
 class modify_reward_weights(ManagerTermBase):
     """Isaac Lab's ``modify_reward_weight`` for several terms at once: each named reward term gets its weight once
-    more than ``num_steps`` policy steps per env have passed (a count that restarts on a resume). Returns the sum
-    of the terms' current weights."""
+    more than ``num_steps`` policy steps per env have passed (a resume continues the count). Returns the sum of the
+    terms' current weights."""
 
     def __call__(
         self, env: ManagerBasedRLEnv, env_ids: Sequence[int] | slice, weights: dict[str, float], num_steps: int
