@@ -181,10 +181,9 @@ class RoughTerrainCfg:
     def __post_init__(self):
         super().__post_init__()
         self.scene.height_scanner.update_period = self.decimation * self.sim.dt  # once per policy step
-        # heading commands (Isaac Lab's rough tasks): the yaw rate the policy is given steers back to a sampled heading,
-        # so a command is a straight walk. The terrain curriculum judges distance from the origin, and under free
-        # yaw-rate commands an env that tracks a curve perfectly covers little of it: a first run fell to row 0
-        # Each lasts 10 s (Isaac Lab's): two per episode, so a well-tracked episode ends far enough out to move up
+        # heading commands (Isaac Lab's rough tasks): the yaw rate the policy is given steers to a sampled heading, so
+        # each 10 s command (two per episode) is a straight walk. The terrain curriculum judges the distance from the
+        # spawn point; under free yaw-rate commands an env that tracks a curve well covers little of it (docs/tasks.md)
         command = self.commands.base_velocity
         command.resampling_time_range = (10.0, 10.0)
         command.heading_command = True

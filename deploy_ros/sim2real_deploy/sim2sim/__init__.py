@@ -39,7 +39,7 @@ __all__ = [
     "Sim2SimConfig",
     "Sim2SimError",
     "Thresholds",
+    "run_sim2sim",
     "run_terrain",
     "terrain_config",
-    "run_sim2sim",
 ]
