@@ -122,3 +122,18 @@ def test_command_ranges_widen_only_while_tracking_is_good(env):
     finally:
         term.set_fraction(0.5)
         sums[:] = 0.0
+
+
+def test_the_share_of_envs_on_the_hardest_rows_is_logged(env):
+    from sim2real.tasks import mdp
+
+    base = env.unwrapped
+    terrain = base.scene.terrain
+    saved = terrain.terrain_levels.clone()
+    try:
+        terrain.terrain_levels[:] = torch.tensor([9, 8, 7, 0])
+        assert mdp.terrain_top_rows(base, None, rows=2).item() == 0.5
+        assert mdp.terrain_top_rows(base, None, rows=3).item() == 0.75
+        assert "terrain_top_rows" in base.curriculum_manager.active_terms
+    finally:
+        terrain.terrain_levels[:] = saved

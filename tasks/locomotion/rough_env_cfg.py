@@ -161,6 +161,7 @@ class RoughTerminationsCfg(TerminationsCfg):
 @configclass
 class CurriculumCfg(GaitCurriculumCfg):
     terrain_levels = CurrTerm(func=mdp.terrain_levels_vel)
+    terrain_top_rows = CurrTerm(func=mdp.terrain_top_rows, params={"rows": 2})  # logged only
     command_ranges = CurrTerm(func=mdp.command_ranges_vel, params={"start": 0.5, "step": 0.1, "threshold": 0.8})
 
 

@@ -1,5 +1,5 @@
-"""Curriculum terms: command ranges that widen as tracking improves, reward weights switched at a step (terrain
-levels come from Isaac Lab)."""
+"""Curriculum terms: command ranges that widen as tracking improves, reward weights switched at a step, and the share
+of envs on the hardest terrain rows (terrain levels come from Isaac Lab)."""
 
 from __future__ import annotations
 
@@ -76,3 +76,11 @@ class modify_reward_weights(ManagerTermBase):
                 cfg.weight = weight
                 manager.set_term_cfg(name, cfg)
         return float(sum(manager.get_term_cfg(name).weight for name in weights))
+
+
+def terrain_top_rows(env: ManagerBasedRLEnv, env_ids: Sequence[int] | slice, rows: int = 2) -> torch.Tensor:
+    """Changes nothing: the fraction of envs on the ``rows`` hardest terrain rows. Logged beside the mean row
+    (``Curriculum/terrain_levels``), which cannot tell envs that climb from the random rows that Isaac Lab sends an
+    env to once it passes the last one."""
+    terrain = env.scene.terrain
+    return (terrain.terrain_levels >= terrain.max_terrain_level - rows).float().mean()
