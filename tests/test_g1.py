@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -129,3 +130,20 @@ def test_joint_deviation_penalises_arms_away_from_default(env):
     robot.write_joint_position_to_sim_index(position=joint_pos)
     assert torch.allclose(_term(env, "joint_deviation_arms"), torch.tensor(-0.1 * 0.5 * 2), atol=1e-3)
     assert (_term(env, "joint_deviation_hip").abs() < 1e-3).all()  # the legs did not move
+
+
+def test_feet_tilt_is_zero_on_flat_soles_and_the_sine_of_a_roll(env):
+    """``feet_tilt`` reads the spec's feet (the ankle-roll links, level in the default pose): ~0 standing, and
+    sin(0.3) per foot with the whole robot rolled 0.3 rad in the air (a step later, before it can land)."""
+    from sim2real.robots import ROBOTS
+    from sim2real.tasks.mdp import feet_tilt
+
+    term = env.unwrapped.reward_manager.get_term_cfg("feet_tilt")
+    robot = env.unwrapped.scene["robot"]
+    assert [robot.body_names[i] for i in term.params["asset_cfg"].body_ids] == list(ROBOTS["g1"].foot_bodies)
+    env.reset()
+    env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
+    assert (feet_tilt(env.unwrapped, **term.params) < 0.05).all()
+    _put_base(env, 0.9, (math.sin(0.15), 0.0, 0.0, math.cos(0.15)))  # 0.3 rad about x, feet off the ground
+    env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
+    assert torch.allclose(feet_tilt(env.unwrapped, **term.params), torch.tensor(2 * math.sin(0.3)), atol=0.03)
