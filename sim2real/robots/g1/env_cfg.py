@@ -46,7 +46,7 @@ class G1RewardsCfg(RewardsCfg):
     )
     # off: a fall already forfeits the alive bonus, and at -200 standing still out-earned stepping (docs/tasks.md)
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=0.0)
-    # off until measured (docs/tasks.md, session 21): the G1 walks on its soles' edges and its stance foot pivots
+    # off: at -2.0 the soles land flat more often and still pivot; the pelvis wobbles as before (docs/tasks.md)
     feet_tilt = RewTerm(func=mdp.feet_tilt, weight=0.0, params={"asset_cfg": SceneEntityCfg("robot")})
     joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
     joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
