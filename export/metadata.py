@@ -22,6 +22,30 @@ from sim2real_deploy.policy_file import METADATA_KEY, SCHEMA_VERSION, VERSION_KE
 collect_versions = package_versions  # the versions a run records are the versions its policy carries
 
 
+def ee_chain_from_mjcf(mjcf: str | Path, base_body: str, ee_body: str) -> list[dict[str, Any]]:
+    """The bodies from ``base_body`` (exclusive) to ``ee_body``, each with its pose in its parent's frame and the
+    hinge that moves it (name, axis, anchor): what ``sim2real_deploy.kinematics`` chains into the hand's pose."""
+    import mujoco
+
+    model = mujoco.MjModel.from_xml_path(str(mjcf))
+    base, body = model.body(base_body).id, model.body(ee_body).id
+    chain = []
+    while body != base:
+        if body == 0:
+            raise ValueError(f"{ee_body!r} is not below {base_body!r} in {mjcf}")
+        joints = range(model.body_jntadr[body], model.body_jntadr[body] + model.body_jntnum[body])
+        if any(model.jnt_type[j] != mujoco.mjtJoint.mjJNT_HINGE for j in joints) or len(joints) > 1:
+            raise ValueError(f"body {model.body(body).name!r}: forward kinematics takes one hinge per body at most")
+        link = {"body": model.body(body).name, "pos": model.body_pos[body].tolist()}
+        link["quat"] = model.body_quat[body].tolist()  # (w, x, y, z)
+        for j in joints:
+            link |= {"joint": model.joint(j).name, "axis": model.jnt_axis[j].tolist()}
+            link["anchor"] = model.jnt_pos[j].tolist()
+        chain.append(link)
+        body = model.body_parentid[body]
+    return chain[::-1]
+
+
 def joint_limits_from_mjcf(mjcf: str | Path, joint_names: Sequence[str]) -> list[list[float]]:
     """Position limits [lo, hi] of each named joint, read from the MJCF by name (never by index)."""
     import mujoco
@@ -133,6 +157,8 @@ def policy_interface(
         meta["robot"] |= _floating_base_facts(robot)
     else:  # an arm: the pose target is the ee_body's, in the base_body's frame
         meta["robot"] |= {"base_body": robot.base_body, "ee_body": robot.ee_body}
+        if robot.ee_body:
+            meta["robot"]["ee_chain"] = ee_chain_from_mjcf(robot.mjcf_path, robot.base_body, robot.ee_body)
     if command_interface == "base_velocity":
         meta["commands"]["frame"] = "base"  # vx, vy along the base body's x and y axes; yaw rate about its z
     if action_joints is not None and list(action_joints) != list(robot.joint_names):

@@ -78,15 +78,14 @@ def test_observation_and_torque_parity(task):
         clipped = np.clip(actions.double().numpy(), -run.agent.clip_actions, run.agent.clip_actions)
         name, _, _ = command_term(run.env)
         command = env.unwrapped.command_manager.get_command(name).double().numpy()
-        default_gripper = np.array([spec.default_pos(j) for j in spec.gripper_joints]) if spec.gripper_joints else None
-        defaults, dt = spec.per_joint(spec.default_joint_pos), env.unwrapped.step_dt
-        build = ObservationBuilder(policy_terms(run.env), defaults, default_gripper, control_dt=dt)
+        meta = PolicyMetadata(task_interface(task, run.env, run.agent.clip_actions))
+        build = ObservationBuilder.from_metadata(meta)  # as sim-to-sim and the node build it (an arm's kinematics too)
         for e in range(NUM_ENVS):
             tick = int(env.unwrapped.episode_length_buf[e])  # a clock's time, as the robot counts its ticks
             robot_side = build(measured_state(env, spec, e), command[e], clipped[e], tick=tick)
             np.testing.assert_allclose(robot_side, obs[e].numpy(), atol=1e-5, err_msg=f"{task} env {e}")
         assert np.abs(clipped).max() == run.agent.clip_actions  # the last-action term saw the clip
-        assert_target_parity(env, spec, PolicyMetadata(task_interface(task, run.env, run.agent.clip_actions)), actions)
+        assert_target_parity(env, spec, meta, actions)
         assert_torque_parity(env, spec)
 
 

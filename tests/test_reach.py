@@ -29,7 +29,7 @@ def test_observation_groups_match_documented_layout(env):
     assert obs_layout(env, "policy") == policy
     assert obs_layout(env, "critic") == policy + critic
     obs = env.get_observations()
-    assert obs["policy"].shape == (NUM_ENVS, 28) and obs["critic"].shape == (NUM_ENVS, 67)
+    assert obs["policy"].shape == (NUM_ENVS, 34) and obs["critic"].shape == (NUM_ENVS, 67)
 
 
 def test_action_drives_the_spec_arm_joints(env):
@@ -78,7 +78,7 @@ def test_randomised_physics_differs_across_envs_and_reaches_the_critic(env):
     assert armature.std(dim=0).min() > 1e-4 and ((armature > 0.1 * 0.8 - 1e-6) & (armature < 0.1 * 1.2 + 1e-6)).all()
     assert friction.std(dim=0).min() > 1e-4 and ((friction >= 0) & (friction <= 0.3 + 1e-6)).all()
     critic = env.get_observations()["critic"]
-    assert torch.allclose(critic[:, 28 + 6 + 18 : 28 + 6 + 18 + 7], friction)
+    assert torch.allclose(critic[:, 34 + 18 : 34 + 18 + 7], friction)
 
 
 def _place_arm(env, offset: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -120,12 +120,12 @@ def test_reward_is_higher_with_the_hand_at_the_target(env):
     command = env.unwrapped.command_manager.get_term("ee_pose")
     command.pose_command_b[:] = torch.cat((pos_b, quat_b), dim=-1)
     at_target = _tracking_reward(env)
-    error = _critic(env)[:, 28:34]  # world-frame pose error seen by the critic
+    error = _critic(env)[:, 21:27]  # the base-frame pose error term (noise-free: the critic's copy)
     assert error.abs().max() < 1e-3
     command.pose_command_b[:, :3] = pos_b + torch.tensor([0.0, 0.3, -0.2])
     away = _tracking_reward(env)
     assert (at_target > away + 0.05).all()
-    assert (_critic(env)[:, 28:31].norm(dim=-1) > 0.3).all()
+    assert (_critic(env)[:, 21:24].norm(dim=-1) > 0.3).all()
 
 
 def test_fine_orientation_kernel_on_hand_computed_errors(env):

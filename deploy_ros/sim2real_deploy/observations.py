@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from sim2real_deploy.commands import interface
+from sim2real_deploy.kinematics import EndEffectorChain
 
 
 class ObservationError(ValueError):
@@ -53,6 +54,7 @@ class Inputs:
     default_joint_pos: np.ndarray
     default_gripper_pos: np.ndarray | None = None
     time: float | None = None  # [s] since the policy took over: control ticks x control_dt (None: not counted)
+    ee_chain: EndEffectorChain | None = None  # an arm's forward kinematics (metadata ``robot.ee_chain``)
 
 
 @dataclass(frozen=True)
@@ -84,11 +86,19 @@ def _gait_phase(x: Inputs, period: float, still_below: float = 0.0) -> np.ndarra
     return np.array([np.sin(angle), np.cos(angle)])
 
 
+def _ee_pose_error(x: Inputs) -> np.ndarray | None:
+    """Target (the pose command: position, quaternion x y z w) minus the hand's pose by forward kinematics."""
+    if x.ee_chain is None:
+        return None
+    return x.ee_chain.pose_error(x.state.joint_pos, x.command[:3], x.command[3:7])
+
+
 TERMS: dict[str, Term] = {
     "base_ang_vel": Term(3, lambda x: x.state.base_ang_vel),
     "projected_gravity": Term(3, lambda x: x.state.gravity_b),
     "velocity_commands": Term("commands", lambda x: x.command),
     "pose_command": Term("commands", lambda x: x.command),
+    "ee_pose_error": Term(6, _ee_pose_error),
     "joint_pos": Term("joints", lambda x: x.state.joint_pos - x.default_joint_pos),
     "joint_vel": Term("joints", lambda x: x.state.joint_vel),
     "actions": Term("actions", lambda x: x.last_action),
@@ -148,8 +158,10 @@ class ObservationBuilder:
         default_joint_pos: np.ndarray,
         default_gripper_pos: np.ndarray | None = None,
         control_dt: float | None = None,
+        ee_chain: EndEffectorChain | None = None,
     ):
         self.default_joint_pos = np.asarray(default_joint_pos, dtype=np.float64)
+        self.ee_chain = ee_chain
         self.default_gripper_pos = default_gripper_pos
         self.control_dt = control_dt
         self.terms = []
@@ -169,7 +181,9 @@ class ObservationBuilder:
         """``tick``: control ticks since the policy took over (0 at its first call), for clock terms."""
         command = np.asarray(command, dtype=np.float64)
         time = None if tick is None or self.control_dt is None else tick * self.control_dt
-        inputs = Inputs(state, command, last_action, self.default_joint_pos, self.default_gripper_pos, time)
+        inputs = Inputs(
+            state, command, last_action, self.default_joint_pos, self.default_gripper_pos, time, self.ee_chain
+        )
         parts = []
         for name, spec, params, size, scale, clip in self.terms:
             raw = spec.value(inputs, **params)
@@ -195,7 +209,9 @@ class ObservationBuilder:
     def from_metadata(cls, meta: Any) -> ObservationBuilder:  # a validated PolicyMetadata
         gripper = meta.gripper
         default_gripper = np.asarray(gripper["open"], dtype=np.float64) if gripper else None  # open = default
-        return cls(meta.observations, meta.joint_array("default_joint_pos"), default_gripper, meta.control_dt)
+        chain = meta.raw["robot"].get("ee_chain")
+        chain = EndEffectorChain.from_metadata(chain, meta.joint_names) if chain else None
+        return cls(meta.observations, meta.joint_array("default_joint_pos"), default_gripper, meta.control_dt, chain)
 
 
 def projected_gravity(quat_wxyz: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 
 from sim2real_deploy.actuators import MODELS as ACTUATOR_MODELS
 from sim2real_deploy.commands import interface
+from sim2real_deploy.kinematics import EndEffectorChain
 from sim2real_deploy.observations import Dims, check_terms, frames
 
 SCHEMA_VERSION = 2
@@ -254,10 +255,20 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         commanded = _commanded_joints(meta)
         dims = Dims(n, len(commands["names"]), commanded + (1 if gripper else 0), gripper=fingers)
         check_terms(meta["observations"], dims, commands["interface"])
+        _check_ee_chain(meta)
         _check_numbers(meta)
     except (ValueError, KeyError, TypeError) as exc:
         raise PolicyFileError(f"{source}: {exc}") from exc
     return PolicyMetadata(meta)
+
+
+def _check_ee_chain(meta: dict[str, Any]) -> None:
+    """A policy observing its hand's pose error needs the kinematic chain that computes it, and a sound one."""
+    chain = meta["robot"].get("ee_chain")
+    if not chain and any(term["name"] == "ee_pose_error" for term in meta["observations"]):
+        raise ValueError("observation 'ee_pose_error' needs robot.ee_chain: re-export the policy")
+    if chain:
+        EndEffectorChain.from_metadata(chain, meta["joint_names"])
 
 
 def _commanded_joints(meta: dict[str, Any]) -> int:

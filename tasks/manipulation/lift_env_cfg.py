@@ -133,6 +133,7 @@ class LiftPolicyObsCfg(PolicyObsCfg):
     motion-capture pipeline estimates it (noise ±5 mm)."""
 
     pose_command = ObsTerm(func=mdp.generated_commands, params={"command_name": COMMAND})
+    ee_pose_error = None  # the target is the cube's, not the hand's
     gripper_pos = ObsTerm(
         func=mdp.joint_pos_rel,
         params={"asset_cfg": SceneEntityCfg("robot", joint_names=GRIPPER, preserve_order=True)},

@@ -11,7 +11,7 @@ import warp as wp
 from isaaclab.envs.mdp.actions import BinaryJointPositionAction, BinaryJointPositionActionCfg
 from isaaclab.managers import ManagerTermBase, ObservationTermCfg, SceneEntityCfg
 from isaaclab.utils import configclass
-from isaaclab.utils.math import combine_frame_transforms, compute_pose_error, quat_apply
+from isaaclab.utils.math import compute_pose_error, quat_apply, subtract_frame_transforms
 from isaaclab_tasks.contrib.lift.mdp import (  # noqa: F401  Isaac Lab's lift terms, imported not copied
     object_goal_distance,
     object_is_lifted,
@@ -24,19 +24,20 @@ if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedEnv, ManagerBasedRLEnv
 
 
-def ee_pose_error_w(env: ManagerBasedRLEnv, command_name: str, asset_cfg: SceneEntityCfg) -> torch.Tensor:
-    """Target minus end-effector pose in the world frame: position [m] then axis-angle rotation [rad]."""
+def ee_pose_error_b(env: ManagerBasedRLEnv, command_name: str, asset_cfg: SceneEntityCfg) -> torch.Tensor:
+    """Target minus end-effector pose in the robot's base frame: position [m] then axis-angle rotation [rad]. A robot
+    computes the same from its joint angles by forward kinematics (``sim2real_deploy.kinematics``)."""
     asset = env.scene[asset_cfg.name]
-    command = env.command_manager.get_command(command_name)
-    root_pos, root_quat = asset.data.root_pos_w.torch, asset.data.root_quat_w.torch
-    target_pos, target_quat = combine_frame_transforms(root_pos, root_quat, command[:, :3], command[:, 3:7])
     body = asset_cfg.body_ids[0]
-    pos_err, rot_err = compute_pose_error(
+    ee_pos_b, ee_quat_b = subtract_frame_transforms(
+        asset.data.root_pos_w.torch,
+        asset.data.root_quat_w.torch,
         asset.data.body_pos_w.torch[:, body],
         asset.data.body_quat_w.torch[:, body],
-        target_pos,
-        target_quat,
-        rot_error_type="axis_angle",
+    )
+    command = env.command_manager.get_command(command_name)
+    pos_err, rot_err = compute_pose_error(
+        ee_pos_b, ee_quat_b, command[:, :3], command[:, 3:7], rot_error_type="axis_angle"
     )
     return torch.cat((pos_err, rot_err), dim=-1)
 

@@ -87,11 +87,16 @@ class ActionsCfg:
 
 @configclass
 class PolicyObsCfg(ObsGroup):
-    """Joint encoders, the target pose in the base frame and the last action, with encoder noise."""
+    """Joint encoders, the target pose and the hand's error to it in the base frame, and the last action, with noise."""
 
     joint_pos = ObsTerm(func=mdp.joint_pos_rel, params={"asset_cfg": _arm()}, noise=Unoise(n_min=-0.01, n_max=0.01))
     joint_vel = ObsTerm(func=mdp.joint_vel_rel, params={"asset_cfg": _arm()}, noise=Unoise(n_min=-0.05, n_max=0.05))
     pose_command = ObsTerm(func=mdp.generated_commands, params={"command_name": COMMAND})
+    ee_pose_error = ObsTerm(  # where the hand is, by forward kinematics: the actor need not learn it to a centimetre
+        func=mdp.ee_pose_error_b,
+        params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY)},
+        noise=Unoise(n_min=-0.005, n_max=0.005),
+    )
     actions = ObsTerm(func=mdp.last_action)
 
     enable_corruption = True  # each term's sensor noise
@@ -99,11 +104,8 @@ class PolicyObsCfg(ObsGroup):
 
 @configclass
 class CriticObsCfg(PolicyObsCfg):
-    """The policy terms noise-free, plus the world-frame pose error and this env's randomised physics."""
+    """The policy terms noise-free, plus this env's randomised physics."""
 
-    ee_pose_error = ObsTerm(
-        func=mdp.ee_pose_error_w, params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY)}
-    )
     gain_scale = ObsTerm(func=mdp.actuator_gain_scale)
     joint_friction = ObsTerm(func=mdp.joint_friction, params={"asset_cfg": _arm()})
     joint_armature = ObsTerm(func=mdp.joint_armature, params={"asset_cfg": _arm()})
@@ -152,7 +154,8 @@ class EventsCfg:
 
 @configclass
 class RewardsCfg:
-    """Isaac Lab's reach rewards: coarse L2 position and orientation errors, a fine tanh position kernel."""
+    """Isaac Lab's reach rewards (coarse L2 position and orientation errors, a fine tanh position kernel), and
+    sharper position and orientation kernels that the curriculum switches on."""
 
     ee_position_error = RewTerm(
         func=mdp.position_command_error,
@@ -169,7 +172,12 @@ class RewardsCfg:
         weight=-0.1,
         params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY)},
     )
-    ee_orientation_fine = RewTerm(  # off (weight 0) until measured: env.rewards.ee_orientation_fine.weight=0.1
+    ee_position_sharp = RewTerm(  # switched on by the curriculum, once the hand finds its targets
+        func=mdp.position_command_error_tanh,
+        weight=0.0,
+        params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY), "std": 0.05},
+    )
+    ee_orientation_fine = RewTerm(  # switched on by the curriculum, once the hand finds its targets
         func=mdp.orientation_command_error_tanh,
         weight=0.0,
         params={"command_name": COMMAND, "asset_cfg": _arm(body_names=EE_BODY), "std": 0.2},
@@ -192,10 +200,15 @@ def raise_penalty(term_name: str, weight: float, num_steps: int) -> CurrTerm:
 
 @configclass
 class CurriculumCfg:
-    """Smoothness penalties grow once tracking is learnt (Isaac Lab's reach schedule, in env steps)."""
+    """Smoothness penalties grow once tracking is learnt (Isaac Lab's reach schedule, in env steps). After 1000
+    iterations (24 steps each) sharp kernels pay for the last centimetres and the hand's turn: on from the start,
+    they keep the hand from finding its targets (docs/tasks.md)."""
 
     action_rate = raise_penalty("action_rate", -0.005, 4500)
     joint_vel = raise_penalty("joint_vel", -0.001, 4500)
+    ee_position_fine = raise_penalty("ee_position_fine", 0.0, 24_000)
+    ee_position_sharp = raise_penalty("ee_position_sharp", 0.2, 24_000)
+    ee_orientation_fine = raise_penalty("ee_orientation_fine", 0.1, 24_000)
 
 
 @configclass
