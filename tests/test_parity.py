@@ -18,6 +18,7 @@ from sim2real.config import task_ids
 from sim2real.export.task_interface import command_term, policy_terms, task_interface
 from sim2real.robots import ROBOTS
 from sim2real_deploy.actuators import Actuator
+from sim2real_deploy.kinematics import rotation_matrix
 from sim2real_deploy.observations import ObservationBuilder, RobotState, projected_gravity
 from sim2real_deploy.policy_file import PolicyMetadata
 
@@ -26,15 +27,7 @@ NUM_ENVS = 2
 
 def rotate_into(quat_xyzw: np.ndarray, vec_w: np.ndarray) -> np.ndarray:
     """A world vector in the frame of a body with orientation ``quat`` (Isaac Lab 3 order: x, y, z, w)."""
-    x, y, z, w = quat_xyzw
-    rot = np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-    return rot.T @ vec_w
+    return rotation_matrix(quat_xyzw[[3, 0, 1, 2]]).T @ vec_w
 
 
 def measured_state(env, spec, e: int) -> RobotState:
