@@ -55,6 +55,8 @@ def lift_metadata() -> dict:
     meta = json.loads(SHIPPED_REACH.read_text())
     meta["task_id"] = "Sim2Real-Lift-Panda-v0"
     meta["action"]["gripper"] = json.loads(json.dumps(PANDA_GRIPPER))
+    # lift's target is the cube's: no hand pose error to it
+    meta["observations"] = [t for t in meta["observations"] if t["name"] != "ee_pose_error"]
     next(t for t in meta["observations"] if t["name"] == "actions")["size"] += 1  # the hand's command
     for name, size in (("gripper_pos", 2), ("object_position", 3)):
         meta["observations"].append({"name": name, "size": size, "scale": 1.0, "clip": None})
