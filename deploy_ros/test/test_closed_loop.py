@@ -165,11 +165,12 @@ def test_shipped_policy_walks(ros_context, tmp_path, robot):
 def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
     """The Panda reach policy moves the hand to a PoseStamped target and to the next; a target in another frame is
     ignored; the e-stop holds the arm. Targets stay inside the joint limits throughout."""
+    from sim2real_deploy.commands import workspace_center_quat
     from sim2real_deploy.policy_file import read_metadata
 
     meta = read_metadata(REACH_POLICY)
     limits = meta.joint_array("joint_pos_limits")  # the Panda's output order is the policy's
-    down = (0.0, 1.0, 0.0, 0.0)  # hand pointing at the table (x, y, z, w), the middle of the trained orientations
+    down = tuple(workspace_center_quat(meta.raw["commands"]["workspace"]))  # the middle of the trained turns
     targets = [(0.5, 0.0, 0.3), (0.4, 0.15, 0.45)]
 
     def hand_after(target, seconds: float, frame: str = "link0") -> np.ndarray:

@@ -66,7 +66,9 @@ class CommandsCfg:
             pos_z=(0.15, 0.5),
             roll=(0.0, 0.0),
             pitch=(math.pi, math.pi),
-            yaw=(-math.pi, math.pi),
+            # half a turn of hand yaw about joint7's mid-range (Isaac Lab: a full turn): a parallel gripper grasps
+            # alike every half turn, and beyond it joint7 (+-2.9 rad) stops the wrist (docs/tasks.md)
+            yaw=(-1.25 * math.pi, -0.25 * math.pi),
         ),
     )
 

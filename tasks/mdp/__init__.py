@@ -38,3 +38,4 @@ from .observations import (  # noqa: F401
     joint_passive_dynamics,
     shape_friction,
 )
+from .tracking import ang_vel_z_error_l2  # noqa: F401
