@@ -147,3 +147,23 @@ def test_feet_tilt_is_zero_on_flat_soles_and_the_sine_of_a_roll(env):
     _put_base(env, 0.9, (math.sin(0.15), 0.0, 0.0, math.cos(0.15)))  # 0.3 rad about x, feet off the ground
     env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
     assert torch.allclose(feet_tilt(env.unwrapped, **term.params), torch.tensor(2 * math.sin(0.3)), atol=0.03)
+
+
+def test_yaw_rate_error_l2_keeps_growing_where_the_tracking_kernel_flattens(env):
+    """The base turning at 1.5 rad/s against a 0.5 rad/s command: the L2 term reads (1.5 - 0.5)^2 = 1.0, and
+    Isaac Lab's kernel exp(-1.0 / 0.25) = 0.018; at 2.5 rad/s, 4.0 against 1e-7."""
+    from sim2real.tasks.mdp import ang_vel_z_error_l2
+
+    params = env.unwrapped.reward_manager.get_term_cfg("yaw_rate_error").params
+    kernel = env.unwrapped.reward_manager.get_term_cfg("track_ang_vel_z_exp")
+    robot = env.unwrapped.scene["robot"]
+    for yaw_rate, expected in ((1.5, 1.0), (2.5, 4.0)):
+        _put_base(env, 0.9, (0.0, 0.0, 0.0, 1.0))
+        env.unwrapped.command_manager.get_term("base_velocity").vel_command_b[:] = torch.tensor([0.0, 0.0, 0.5])
+        velocity = torch.zeros(env.num_envs, 6)
+        velocity[:, 5] = yaw_rate
+        robot.write_root_velocity_to_sim_index(root_velocity=velocity)
+        error = ang_vel_z_error_l2(env.unwrapped, **params)
+        assert torch.allclose(error, torch.tensor(expected), atol=1e-4)
+        tracking = kernel.func(env.unwrapped, **kernel.params)
+        assert torch.allclose(tracking, torch.tensor(math.exp(-expected / 0.25)), atol=1e-4)

@@ -48,8 +48,9 @@ class G1RewardsCfg(RewardsCfg):
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=0.0)
     # off: at -2.0 the soles land flat more often and still pivot; the pelvis wobbles as before (docs/tasks.md)
     feet_tilt = RewTerm(func=mdp.feet_tilt, weight=0.0, params={"asset_cfg": SceneEntityCfg("robot")})
-    # off by default; a penalty that still grows at the 1-2 rad/s the pelvis wobbles through (docs/tasks.md)
-    yaw_rate_error = RewTerm(func=mdp.ang_vel_z_error_l2, weight=0.0, params={"command_name": "base_velocity"})
+    # grows with the yaw-rate error where the tracking kernel flattens: it stopped the pelvis wobbling at the gait
+    # and taught turning and sideways steps (docs/tasks.md)
+    yaw_rate_error = RewTerm(func=mdp.ang_vel_z_error_l2, weight=-0.25, params={"command_name": "base_velocity"})
     joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
     joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
     joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
