@@ -189,3 +189,29 @@ def test_every_trained_hand_turn_is_reached_from_the_default_pose_inside_joint7s
             q, pos_err, rot_err = _solve_ik(model, data, body, np.array(corner), quat, q0)
             assert pos_err < 1e-3 and rot_err < 0.01, (yaw, corner, pos_err, rot_err)
             assert abs(q[6]) < limit - 0.4, (yaw, corner, q[6])
+
+
+def test_reward_schedule_sharpens_the_kernels_at_1000_iterations_and_stills_the_hand_at_1500(env):
+    """The curriculum's stages by env steps (24 per iteration): Isaac Lab's smoothness penalties, the sharp kernels,
+    then 4x smoothness; past every stage, the last one's weights hold."""
+    unwrapped = env.unwrapped
+    names = ("action_rate", "joint_vel", "ee_position_fine", "ee_position_sharp", "ee_orientation_fine")
+    stages = {
+        100: (-1e-4, -1e-4, 0.1, 0.0, 0.0),
+        5_000: (-0.005, -0.001, 0.1, 0.0, 0.0),
+        30_000: (-0.005, -0.001, 0.0, 0.2, 0.1),
+        40_000: (-0.02, -0.004, 0.0, 0.2, 0.1),
+    }
+    try:
+        for steps, weights in stages.items():
+            unwrapped.common_step_counter = steps
+            unwrapped.curriculum_manager.compute(env_ids=torch.arange(env.num_envs))
+            unwrapped.curriculum_manager.compute(env_ids=torch.arange(env.num_envs))  # again: still the same
+            current = tuple(unwrapped.reward_manager.get_term_cfg(name).weight for name in names)
+            assert current == pytest.approx(weights), steps
+    finally:
+        for name, weight in zip(names, stages[100], strict=True):  # the module's env is shared: back to the start
+            term = unwrapped.reward_manager.get_term_cfg(name)
+            term.weight = weight
+            unwrapped.reward_manager.set_term_cfg(name, term)
+        unwrapped.common_step_counter = 0
