@@ -204,19 +204,13 @@ def raise_penalty(term_name: str, weight: float, num_steps: int) -> CurrTerm:
 class CurriculumCfg:
     """Smoothness penalties grow once tracking is learnt (Isaac Lab's reach schedule, in env steps). After 1000
     iterations (24 steps each) sharp kernels pay for the last centimetres and the hand's turn: on from the start,
-    they keep the hand from finding its targets. After 1500 the smoothness penalties rise 4x more, which stills
-    the hand's jitter at the target (docs/tasks.md)."""
+    they keep the hand from finding its targets (docs/tasks.md)."""
 
     action_rate = raise_penalty("action_rate", -0.005, 4500)
     joint_vel = raise_penalty("joint_vel", -0.001, 4500)
     ee_position_fine = raise_penalty("ee_position_fine", 0.0, 24_000)
     ee_position_sharp = raise_penalty("ee_position_sharp", 0.2, 24_000)
     ee_orientation_fine = raise_penalty("ee_orientation_fine", 0.1, 24_000)
-    # after the first smoothness stage: once both are past their steps, each call sets both, and this one goes last
-    hold_still = CurrTerm(
-        func=mdp.modify_reward_weights,
-        params={"weights": {"action_rate": -0.02, "joint_vel": -0.004}, "num_steps": 36_000},
-    )
 
 
 @configclass
