@@ -32,10 +32,12 @@ def main() -> None:
     args = parser.parse_args()
     yaws = np.linspace(-np.pi, np.pi, args.steps, endpoint=False)
     positions = np.array(args.positions).reshape(-1, 3)
-    poses = tuple((*p, *quat_from_euler_xyz(0.0, np.pi, yaw)) for p in positions for yaw in yaws)
-    report = run_reach(args.policy, ReachConfig(poses=poses))
+    sweep = [(p, yaw) for p in positions for yaw in yaws]
+    report = run_reach(
+        args.policy, ReachConfig(poses=tuple((*p, *quat_from_euler_xyz(0.0, np.pi, y)) for p, y in sweep))
+    )
     rows = []
-    for (position, yaw), target in zip(((p, y) for p in positions for y in yaws), report["targets"], strict=True):
+    for (position, yaw), target in zip(sweep, report["targets"], strict=True):
         rows.append(
             {
                 "position": position.tolist(),
