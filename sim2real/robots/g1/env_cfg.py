@@ -20,7 +20,6 @@ from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
 from sim2real.tasks.locomotion.velocity_env_cfg import RewardsCfg, VelocityEnvCfg
 
 _LEGS = [".*_hip_.*_joint", ".*_knee_joint"]
-FINE_TRACKING_ITERATION = 1000  # the sharp tracking kernel joins here: the G1 walks on every axis from ~1100
 
 
 def _deviation(weight: float, *joint_names: str) -> RewTerm:
@@ -77,10 +76,6 @@ class G1FlatEnvCfg(VelocityEnvCfg):
     gait_swing_height = 0.08
     gait_swing_weight = 0.0
     gait_phase_weight = 4.0
-    # once it walks, a sharp kernel beside the broad one (the Go2's): at std 0.5 the G1 settled 20-25 % under the
-    # command on every axis; resumed from a walking checkpoint it took forward 1.0 from 0.74 to 0.87 m/s (docs/tasks.md)
-    gait_relax_step = FINE_TRACKING_ITERATION * 24  # policy steps per env (num_steps_per_env = 24)
-    gait_relax_rewards = {"track_lin_vel_xy_fine": 1.0}
 
     def __post_init__(self):
         super().__post_init__()
