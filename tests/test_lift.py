@@ -135,10 +135,11 @@ def test_lift_reward_rises_when_the_cube_is_lifted_in_the_hand(env):
     on_table = obj.data.root_pos_w.torch.clone()
     assert (_reward_terms(env, "lifting_object") == 0).all()
     _place_object(env, on_table + torch.tensor([0.0, 0.0, 0.2]))
-    assert (_reward_terms(env, "lifting_object") == 0).all()  # in the air, but not held: knocked, not lifted
+    assert (_reward_terms(env, "lifting_object", "grasping_object") == 0).all()  # in the air, not held: knocked
     _grasp_cube(env)  # held in the hand, ~0.4 m above the table
     assert (obj.data.root_pos_w.torch[:, 2] > 0.2).all()
     assert (_reward_terms(env, "lifting_object") == 15.0).all()
+    assert (_reward_terms(env, "grasping_object") == 2.0).all()  # the grasp pays on its own, lifted or not
     # at the target: the goal-tracking terms pay on top, only while lifted and held
     command = env.unwrapped.command_manager.get_term("object_pose")
     command.pose_command_b[:, :3] = obj.data.root_pos_w.torch - env.unwrapped.scene["robot"].data.root_pos_w.torch

@@ -24,10 +24,12 @@ def lift_run():
     return load_task(LIFT, [])
 
 
-def _policy(directory: Path, run, gripper: float) -> Path:
-    """Zero arm outputs (the default pose) and a constant hand command on the lift task's real interface."""
+def _policy(directory: Path, run, gripper: float, joint1: float = 0.0) -> Path:
+    """Constant arm outputs (zero: the default pose) and hand command on the lift task's real interface."""
     meta = stamp(task_interface(LIFT, run.env, run.agent.clip_actions), "test", "0" * 40, {})
-    return constant_policy(directory / f"hand_{gripper:+.0f}.onnx", [0.0] * 7 + [gripper], meta)
+    return constant_policy(
+        directory / f"hand_{gripper:+.0f}_{joint1:+.0f}.onnx", [joint1] + [0.0] * 6 + [gripper], meta
+    )
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +104,24 @@ def test_fingers_close_at_the_trained_speed(tmp_path, lift_run):
         robot.physics_step(robot.default_pos)
     np.testing.assert_allclose(gripper.target, 0.02, atol=1e-9)
     np.testing.assert_allclose(gripper.position, 0.02, atol=0.003)  # PD 400 / 10 follows it closely
+
+
+def test_the_arm_moves_behind_the_slew_limit(tmp_path, lift_run, monkeypatch):
+    """Arm targets are slew-limited as in training and policy_node (the reach check's rule): a policy asking joint 1
+    for 5 rad at once swings it at most the limit's speed; without the limit (0) it swings faster."""
+    from sim2real_deploy.sim2sim import lift
+
+    policy = _policy(tmp_path, lift_run, 1.0, joint1=10.0)  # clipped to 10: target = default + 0.5 x 10 rad
+    swing = {}
+    cube_in_base = lift._cube_in_base
+    for fraction in (0.5, 0.0):
+        seen = []
+        monkeypatch.setattr(
+            lift, "_cube_in_base", lambda robot, seen=seen: seen.append(robot.q[0]) or cube_in_base(robot)
+        )
+        run_lift(policy, LiftConfig(trials=1, episode_s=0.5, target_rate_fraction=fraction))
+        swing[fraction] = max(seen)
+    meta = read_metadata(policy)
+    limit = 0.5 * meta.joint_array("velocity_limit")[0] * 0.5  # rad in 0.5 s at half the no-load speed
+    assert 0.5 * limit < swing[0.5] <= limit + 1e-6
+    assert swing[0.0] > 1.3 * swing[0.5]

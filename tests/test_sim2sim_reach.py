@@ -88,15 +88,15 @@ def test_each_target_gets_the_time_training_gives_it():
 
 def test_the_check_applies_the_slew_limit_the_policy_trained_behind(hold_policy):
     """By default the check limits the targets as the recorded training (and the node) did; 0 turns it off."""
-    from sim2real_deploy.sim2sim.reach import _target_steps
+    from sim2real_deploy.sim2sim.reach import target_steps
 
     meta = read_metadata(hold_policy)
     run = load_task(REACH, [])
     recorded = run.env.actions.joint_pos.max_target_rate
     meta.raw["training"]["domain_randomization"] = {"max_target_rate": recorded}
-    steps = _target_steps(meta, None)
+    steps = target_steps(meta, None)
     np.testing.assert_allclose(steps, [recorded[j] * meta.control_dt for j in meta.joint_names])
     np.testing.assert_allclose(steps, 0.5 * meta.joint_array("velocity_limit") * meta.control_dt)  # the node's 0.5
-    assert _target_steps(meta, 0.0) is None
+    assert target_steps(meta, 0.0) is None
     meta.raw["training"]["domain_randomization"] = {}
-    assert _target_steps(meta, None) is None  # a file that records none: unlimited, as it was trained
+    assert target_steps(meta, None) is None  # a file that records none: unlimited, as it was trained

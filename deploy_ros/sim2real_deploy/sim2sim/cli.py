@@ -218,7 +218,14 @@ def _terrain(args: argparse.Namespace) -> int:
 
 def _lift(args: argparse.Namespace) -> int:
     out = args.out or str(Path("logs/sim2sim") / Path(args.policy).stem)
-    report = run_lift(args.policy, LiftConfig(trials=args.targets, seed=args.seed, mjcf=args.mjcf, out_dir=out))
+    cfg = LiftConfig(
+        trials=args.targets,
+        seed=args.seed,
+        target_rate_fraction=args.target_rate_fraction,
+        mjcf=args.mjcf,
+        out_dir=out,
+    )
+    report = run_lift(args.policy, cfg)
     verdict = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failed"])
     print(
         f"sim2sim {args.policy} ({report['task_id']}): {len(report['trials'])} trials, success "

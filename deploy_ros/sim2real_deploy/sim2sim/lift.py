@@ -3,7 +3,8 @@
 Each trial puts a cube on the table (the floor the arm's base stands on) at a random spot in front of the arm, with
 a random edge length, mass and friction, and samples a target in the trained workspace (``commands.workspace``).
 The arm starts at rest in its default pose, hand open. The policy reads the cube's position from the simulation (the
-stand-in for perception) and drives the arm and, through its last output, the hand: the fingers move towards open
+stand-in for perception) and drives the arm, its joint targets slew-limited as policy_node does (the limit the
+policy was trained behind, as in the reach check), and, through its last output, the hand: the fingers move towards open
 or closed at ``action.gripper.speed`` under the PD training simulated (``action.gripper.stiffness`` ...). A trial
 succeeds once the cube's centre has stayed within ``goal_tol`` of the target for ``hold_s`` without a break, within
 ``episode_s`` (one target per training episode). Passing means a success rate of at least ``min_success``.
@@ -27,7 +28,8 @@ from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder, RobotState
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
-from sim2real_deploy.sim2sim.reach import arm_report, command_vector, sample_targets
+from sim2real_deploy.sim2sim.episode import SlewLimit
+from sim2real_deploy.sim2sim.reach import arm_report, command_vector, sample_targets, target_steps
 
 CUBE = "sim2real_cube"
 
@@ -46,6 +48,7 @@ class LiftConfig:
     cube_start: tuple[float, float] = (0.5, 0.0)  # [m] base frame, the task's object init position
     cube_start_range: tuple[tuple[float, float], tuple[float, float]] = ((-0.1, 0.1), (-0.25, 0.25))  # x, y
     targets: tuple[tuple[float, ...], ...] = ()  # explicit targets (x, y, z, qw, qx, qy, qz), one per trial
+    target_rate_fraction: float | None = None  # the arm's slew limit, as ReachConfig's (None: the trained one)
     mjcf: str | None = None
     out_dir: str | None = None
 
@@ -218,12 +221,14 @@ def _trial(
     command, last_action = command_vector(meta, target), np.zeros(meta.num_actions)
     steps, needed = round(cfg.episode_s / meta.control_dt), round(cfg.hold_s / meta.control_dt)
     held, best, lifted = 0, np.inf, 0.0
+    slew = SlewLimit(target_steps(meta, cfg.target_rate_fraction))
+    slew.previous = robot.q.copy()  # policy_node limits its first target relative to the measured pose
     for k in range(steps):
         cube_pos = _cube_in_base(robot)
         state = RobotState(robot.q.copy(), robot.qd.copy(), gripper_pos=gripper.position, object_pos_b=cube_pos)
         last_action = meta.clip_action(np.asarray(policy(observe(state, command, last_action, tick=k)), np.float64))
         gripper.command(meta.gripper_targets(last_action))
-        arm_target = meta.targets_from_actions(last_action)
+        arm_target = slew(meta.targets_from_actions(last_action))
         for _ in range(robot.decimation):
             gripper.apply(dt)
             robot.physics_step(arm_target)

@@ -58,7 +58,7 @@ def sample_targets(meta: PolicyMetadata, n: int, rng: np.random.Generator) -> np
     return np.array([[*d[:3], *quat_from_euler_xyz(*d[3:])] for d in draws])
 
 
-def _target_steps(meta: PolicyMetadata, fraction: float | None) -> np.ndarray | None:
+def target_steps(meta: PolicyMetadata, fraction: float | None) -> np.ndarray | None:
     """The most a joint target may move per control step [rad], or None for no limit."""
     if fraction is None:
         trained = meta.domain_randomization.get("max_target_rate")
@@ -142,7 +142,7 @@ def _hold(
     robot.reset()
     last_action = np.zeros(meta.num_actions)
     steps, measured = round(cfg.hold_s / meta.control_dt), round(cfg.measure_s / meta.control_dt)
-    slew = SlewLimit(_target_steps(meta, cfg.target_rate_fraction))
+    slew = SlewLimit(target_steps(meta, cfg.target_rate_fraction))
     slew.previous = robot.q.copy()  # the node's first target is limited relative to the measured pose
     positions, rot_errs = [], []
     for k in range(steps):
