@@ -1,6 +1,6 @@
 """Closed loop over real ROS 2: mujoco_bridge and policy_node as separate processes started from their
 console entry points with the shipped parameter files (config/<robot>_sim.yaml, config/<robot>.yaml), as
-sim.launch.py does: the Go2 and the G1 walking on cmd_vel, the Panda reaching target poses."""
+sim.launch.py does: the Go2 and the G1 walking on cmd_vel, the Panda reaching target poses and lifting a cube."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ SHIPPED_POLICY = Path(os.environ.get("SIM2REAL_POLICY", REPO / "assets/policies/
 # SIM2REAL_G1_POLICY=path likewise for the G1
 G1_POLICY = Path(os.environ.get("SIM2REAL_G1_POLICY", REPO / "assets/policies/g1_flat/policy.onnx")).resolve()
 REACH_POLICY = REPO / "assets/policies/panda_reach/policy.onnx"
+LIFT_POLICY = REPO / "assets/policies/panda_lift/policy.onnx"
 STAND_TIME = 1.0
 # 5x the shipped 0.1 s: at 0.25 s a load stall of the 2-core CI machine (imu 0.252 s old, sessions 14 and 16)
 # damped a walking robot mid-test; test_ros_safety.py times the watchdog tightly in-process
@@ -216,6 +217,47 @@ def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
         assert np.ptp(holding[-20:], axis=0).max() < 1e-9
         assert np.linalg.norm(stopped - held) < 0.05, (stopped, held)  # the policy still corrects when stopped
         assert_in_limits(probe.targets, limits)
+
+
+def test_shipped_lift_policy_lifts_the_cube(ros_context, tmp_path):
+    """The Panda lift policy over rclpy: it grasps the bridge's cube (whose pose reaches it on object_pose, the
+    perception stand-in) and carries it 15 cm up off the table towards a PoseStamped target 0.35 m up, within
+    four attempts, each with a fresh bridge and node. Joint targets stay inside the limits. The policy is short of
+    the 80 % bar (65-75 % of the lift check's trials), and over ROS 3 of 11 first attempts missed or dropped the cube
+    (session 25), so one attempt alone would make a flaky test; holding at the target is the lift check's measure."""
+    from sim2real_deploy.policy_file import read_metadata
+
+    limits = read_metadata(LIFT_POLICY).joint_array("joint_pos_limits")
+    lifted = any(_lift_attempt(ros_context, tmp_path / str(i), limits) for i in range(4))  # stops at the first
+    assert lifted, "the cube never rose 15 cm in four attempts"
+
+
+def _lift_attempt(ros_context, tmp_path: Path, limits: np.ndarray) -> bool:
+    """One run of the shipped lift policy from the soft start: whether the cube rose 15 cm within 20 s."""
+    from geometry_msgs.msg import PoseStamped
+
+    tmp_path.mkdir()
+    target, identity = np.array([0.5, 0.0, 0.35]), (0.0, 0.0, 0.0, 1.0)
+    cube: list[np.ndarray] = []
+
+    def on_cube(msg: PoseStamped) -> None:
+        cube.append(np.array([msg.pose.position.x, msg.pose.position.y, msg.pose.position.z]))
+
+    with simulation(ros_context, LIFT_POLICY, tmp_path, robot="panda") as (bridge, probe):
+        probe.create_subscription(PoseStamped, "/object_pose", on_cube, 10)
+        t_stand = probe.wait_mode("STANDING", timeout=60)
+        wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3 and cube, 10, "soft start and object_pose")
+        on_table = cube[-1][2]
+        probe.send_target_pose(target, identity, "link0")
+        wait_for(lambda: probe.call("enable").success, 10, "enable")
+        probe.wait_mode("RUNNING")
+        deadline = time.monotonic() + 20.0
+        while time.monotonic() < deadline and cube[-1][2] - on_table < 0.15:
+            probe.send_target_pose(target, identity, "link0")  # the node holds its last target; sent on, as users do
+            time.sleep(0.1)
+        assert probe.mode == "RUNNING"
+        assert_in_limits(probe.targets, limits)
+        return cube[-1][2] - on_table >= 0.15
 
 
 def test_grasping_policy_commands_the_hand_and_a_fault_keeps_it_closed(ros_context, tmp_path):
