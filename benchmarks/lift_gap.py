@@ -24,8 +24,6 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-GOAL_TOL, HOLD_S = 0.05, 1.0  # the lift check's defaults (sim2real_deploy.sim2sim.lift.LiftConfig)
-
 
 def in_training_physics(checkpoint: Path, num_envs: int) -> dict[str, dict[str, float]]:
     """Success rate, grasp rate and mean highest lift [m] per mode, ``{"deterministic": ..., "sampled": ...}``."""
@@ -36,7 +34,9 @@ def in_training_physics(checkpoint: Path, num_envs: int) -> dict[str, dict[str, 
     from sim2real.runlog import read_run_info, recorded_overrides
     from sim2real.tasks.manipulation import mdp
     from sim2real.train import load_checkpoint, make_env, make_runner, simulation
+    from sim2real_deploy.sim2sim.lift import LiftConfig
 
+    rule = LiftConfig()  # the lift check's success rule: goal_tol for hold_s
     info = read_run_info(checkpoint.parent)
     run = load_task(info["task"], [*recorded_overrides(info, ("physics", "cone")), f"env.scene.num_envs={num_envs}"])
     out = {}
@@ -48,7 +48,7 @@ def in_training_physics(checkpoint: Path, num_envs: int) -> dict[str, dict[str, 
         task = env.unwrapped
         robot, cube = task.scene["robot"], task.scene["object"]
         fingers = task.reward_manager.get_term_cfg("lifting_object").params["sensor_cfg"]
-        steps, needed = int(task.max_episode_length), round(HOLD_S / task.step_dt)
+        steps, needed = int(task.max_episode_length), round(rule.hold_s / task.step_dt)
         for mode, sampled in (("deterministic", False), ("sampled", True)):
             env.reset()
             obs = env.get_observations()
@@ -64,7 +64,7 @@ def in_training_physics(checkpoint: Path, num_envs: int) -> dict[str, dict[str, 
                 target_w, _ = combine_frame_transforms(
                     robot.data.root_pos_w.torch, robot.data.root_quat_w.torch, target
                 )
-                near = (cube.data.root_pos_w.torch - target_w).norm(dim=-1) <= GOAL_TOL
+                near = (cube.data.root_pos_w.torch - target_w).norm(dim=-1) <= rule.goal_tol
                 run_len = (run_len + 1) * near
                 success |= run_len >= needed
                 grasped |= mdp.object_in_grasp(task, fingers).bool()
