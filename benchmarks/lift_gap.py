@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
+
+from exported import exported
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -81,10 +80,7 @@ def in_training_physics(checkpoint: Path, num_envs: int) -> dict[str, dict[str, 
 def in_the_check(checkpoint: Path) -> dict[str, float]:
     from sim2real_deploy.sim2sim.lift import run_lift
 
-    with tempfile.TemporaryDirectory() as tmp:
-        onnx = Path(tmp) / "policy.onnx"
-        export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
-        subprocess.run(export, check=True, capture_output=True, text=True)
+    with exported(checkpoint) as onnx:
         report = run_lift(onnx)
     lifts = [t.get("max_lift_m", 0.0) for t in report["trials"] if not t["success"]]
     return {

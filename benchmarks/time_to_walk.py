@@ -22,12 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
-import sys
 import tempfile
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+
+from exported import export_checkpoint
 
 from sim2real_deploy.sim2sim.config import AXES
 
@@ -55,9 +55,7 @@ def check(checkpoint: Path, work: Path, terrain: Path | None = None) -> dict:
     with ``terrain`` the terrain check on its tiles too."""
     from sim2real_deploy.sim2sim import RANDOMIZED_CONFIG, Sim2SimConfig, run_sim2sim
 
-    onnx = work / checkpoint.stem / "policy.onnx"
-    export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
-    subprocess.run(export, check=True, capture_output=True, text=True)
+    onnx = export_checkpoint(checkpoint, work / checkpoint.stem / "policy.onnx")
     nominal = run_sim2sim(onnx, Sim2SimConfig(out_dir=str(onnx.parent / "sim2sim")))
     row = {"policy": str(onnx), "nominal_passed": nominal["passed"], "nominal_failed": nominal["failed"]}
     row["tracking_ratio"] = tracking_ratios(nominal)

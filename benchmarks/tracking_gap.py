@@ -18,10 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
+
+from exported import exported
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -108,10 +107,7 @@ def in_the_check(checkpoint: Path) -> dict[str, list[float]]:
     from sim2real_deploy.sim2sim import run_sim2sim
     from sim2real_deploy.sim2sim.config import AXES
 
-    with tempfile.TemporaryDirectory() as tmp:
-        onnx = Path(tmp) / "policy.onnx"
-        export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
-        subprocess.run(export, check=True, capture_output=True, text=True)
+    with exported(checkpoint) as onnx:
         report = run_sim2sim(onnx)
     rows = {row["name"]: row for row in report["segments"]}
     return {name: [round(rows[name]["measured_mean"][a], 3) for a in AXES] for name in COMMANDS}

@@ -173,7 +173,7 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
         randomization=rand,
         thresholds=th,
         mjcf=args.mjcf,
-        out_dir=args.out or str(Path("logs/sim2sim") / Path(args.policy).stem),
+        out_dir=_out_dir(args),
         video=args.video,
     )
 
@@ -208,8 +208,7 @@ def _terrain(args: argparse.Namespace) -> int:
     lines = [f"sim2sim {args.policy} on {args.terrain} ({cfg.episodes} episode(s) per tile):"]
     for row in report["tiles"]:
         speed = "-" if row["speed_ratio"] is None else f"{row['speed_ratio']:.0%}"
-        verdict = "passed" if row["passed"] else "FAILED: " + "; ".join(row["failed"])
-        lines.append(f"  {row['tile']:<18} survival {row['survival_rate']:4.0%}  speed {speed:>5}  {verdict}")
+        lines.append(f"  {row['tile']:<18} survival {row['survival_rate']:4.0%}  speed {speed:>5}  {_verdict(row)}")
     lines += [f"warning: {w}" for w in report["warnings"]]
     lines.append(("PASSED" if report["passed"] else "FAILED") + f"; report: {cfg.out_dir}/terrain_report.json")
     print("\n".join(lines))
@@ -217,39 +216,44 @@ def _terrain(args: argparse.Namespace) -> int:
 
 
 def _lift(args: argparse.Namespace) -> int:
-    out = args.out or str(Path("logs/sim2sim") / Path(args.policy).stem)
-    cfg = LiftConfig(
-        trials=args.targets,
-        seed=args.seed,
-        target_rate_fraction=args.target_rate_fraction,
-        mjcf=args.mjcf,
-        out_dir=out,
-    )
+    cfg = _arm_config(args, LiftConfig, count_field="trials")
     report = run_lift(args.policy, cfg)
-    verdict = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failed"])
     print(
         f"sim2sim {args.policy} ({report['task_id']}): {len(report['trials'])} trials, success "
-        f"{report['success_rate']:.0%} (cube held within {LiftConfig().goal_tol * 100:.0f} cm of the target for "
-        f"{LiftConfig().hold_s:g} s): {verdict}\nreport: {out}/report.json"
+        f"{report['success_rate']:.0%} (cube held within {cfg.goal_tol * 100:.0f} cm of the target for "
+        f"{cfg.hold_s:g} s): {_verdict(report)}\nreport: {cfg.out_dir}/report.json"
     )
     return 0 if report["passed"] else 1
 
 
 def _reach(args: argparse.Namespace) -> int:
-    out = args.out or str(Path("logs/sim2sim") / Path(args.policy).stem)
-    cfg = ReachConfig(
-        targets=args.targets,
-        seed=args.seed,
-        target_rate_fraction=args.target_rate_fraction,
-        mjcf=args.mjcf,
-        out_dir=out,
-    )
+    cfg = _arm_config(args, ReachConfig, count_field="targets")
     report = run_reach(args.policy, cfg)
-    verdict = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failed"])
     print(
         f"sim2sim {args.policy} ({report['task_id']}): {len(report['targets'])} targets, mean position error "
         f"{report['mean_pos_err'] * 100:.2f} cm, orientation {report['mean_rot_err']:.3f} rad, sway "
-        f"{report['max_sway'] * 100:.2f} cm: {verdict}\n"
-        f"report: {out}/report.json"
+        f"{report['max_sway'] * 100:.2f} cm: {_verdict(report)}\nreport: {cfg.out_dir}/report.json"
     )
     return 0 if report["passed"] else 1
+
+
+def _arm_config[Config: (LiftConfig, ReachConfig)](
+    args: argparse.Namespace, config: type[Config], count_field: str
+) -> Config:
+    """An arm check's config from the arguments the reach and lift checks share (``--targets`` counts
+    ``count_field``)."""
+    return config(
+        **{count_field: args.targets},
+        seed=args.seed,
+        target_rate_fraction=args.target_rate_fraction,
+        mjcf=args.mjcf,
+        out_dir=_out_dir(args),
+    )
+
+
+def _out_dir(args: argparse.Namespace) -> str:
+    return args.out or str(Path("logs/sim2sim") / Path(args.policy).stem)
+
+
+def _verdict(report: dict[str, Any]) -> str:
+    return "passed" if report["passed"] else "FAILED: " + "; ".join(report["failed"])

@@ -17,10 +17,12 @@ from sim2real_deploy.sim2sim.config import FallRule, Randomization, Segment, Sim
 
 class SlewLimit:
     """Control-step targets moved at most ``max_step`` per tick, as policy_node clamps them (``None``: no limit);
-    records every target."""
+    records every target. ``start``: the measured pose the first target is limited against, as policy_node limits
+    it (``None``: the first target is free)."""
 
-    def __init__(self, max_step: np.ndarray | None):
-        self.max_step, self.previous, self.targets = max_step, None, []
+    def __init__(self, max_step: np.ndarray | None, start: np.ndarray | None = None):
+        self.max_step, self.targets = max_step, []
+        self.previous = None if start is None else start.copy()
 
     def __call__(self, target: np.ndarray) -> np.ndarray:
         if self.max_step is not None and self.previous is not None:

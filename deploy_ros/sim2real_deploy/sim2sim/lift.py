@@ -221,8 +221,7 @@ def _trial(
     command, last_action = command_vector(meta, target), np.zeros(meta.num_actions)
     steps, needed = round(cfg.episode_s / meta.control_dt), round(cfg.hold_s / meta.control_dt)
     held, best, lifted = 0, np.inf, 0.0
-    slew = SlewLimit(target_steps(meta, cfg.target_rate_fraction))
-    slew.previous = robot.q.copy()  # policy_node limits its first target relative to the measured pose
+    slew = SlewLimit(target_steps(meta, cfg.target_rate_fraction), start=robot.q)
     for k in range(steps):
         cube_pos = _cube_in_base(robot)
         state = RobotState(robot.q.copy(), robot.qd.copy(), gripper_pos=gripper.position, object_pos_b=cube_pos)

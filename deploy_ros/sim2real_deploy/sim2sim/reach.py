@@ -142,8 +142,7 @@ def _hold(
     robot.reset()
     last_action = np.zeros(meta.num_actions)
     steps, measured = round(cfg.hold_s / meta.control_dt), round(cfg.measure_s / meta.control_dt)
-    slew = SlewLimit(target_steps(meta, cfg.target_rate_fraction))
-    slew.previous = robot.q.copy()  # the node's first target is limited relative to the measured pose
+    slew = SlewLimit(target_steps(meta, cfg.target_rate_fraction), start=robot.q)
     positions, rot_errs = [], []
     for k in range(steps):
         obs = observe(robot.state(), command, last_action, tick=k)
