@@ -159,6 +159,8 @@ def policy_interface(
         meta["robot"] |= {"base_body": robot.base_body, "ee_body": robot.ee_body}
         if robot.ee_body:
             meta["robot"]["ee_chain"] = ee_chain_from_mjcf(robot.mjcf_path, robot.base_body, robot.ee_body)
+        if robot.gripper_joints:
+            meta["robot"]["grasp_offset"] = [float(v) for v in robot.grasp_offset]
     if command_interface == "base_velocity":
         meta["commands"]["frame"] = "base"  # vx, vy along the base body's x and y axes; yaw rate about its z
     if action_joints is not None and list(action_joints) != list(robot.joint_names):

@@ -11,7 +11,7 @@ from conftest import documented_terms, obs_layout, task_env
 LIFT_TASK = "Sim2Real-Lift-Panda-v0"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"
 NUM_ENVS = 5  # one per cube size
-POLICY_DIM, CRITIC_DIM = 34, 83
+POLICY_DIM, CRITIC_DIM = 37, 83
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,13 @@ from sim2real_deploy.commands import (
     interface,
     workspace_center_quat,
 )
-from sim2real_deploy.observations import ObservationBuilder, RobotState, projected_gravity, tilt_angle
+from sim2real_deploy.observations import (
+    OBJECT_TERMS,
+    ObservationBuilder,
+    RobotState,
+    projected_gravity,
+    tilt_angle,
+)
 from sim2real_deploy.policy_file import PolicyFileError, PolicyMetadata
 
 # what a bad operator command is called in faults, by command interface (the node's topic names)
@@ -88,7 +94,7 @@ class PolicyController:
         self.joint_names = metadata.joint_names
         gripper = metadata.gripper
         self.finger_names: list[str] = list(gripper["joints"]) if gripper else []
-        self.needs_object = any(t["name"] == "object_position" for t in metadata.observations)
+        self.needs_object = any(t["name"] in OBJECT_TERMS for t in metadata.observations)
         self.default_pos = metadata.joint_array("default_joint_pos")
         limits = metadata.joint_array("joint_pos_limits")
         self.pos_lo = limits[:, 0] + self.config.joint_limit_margin

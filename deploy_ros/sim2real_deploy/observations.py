@@ -55,6 +55,7 @@ class Inputs:
     default_gripper_pos: np.ndarray | None = None
     time: float | None = None  # [s] since the policy took over: control ticks x control_dt (None: not counted)
     ee_chain: EndEffectorChain | None = None  # an arm's forward kinematics (metadata ``robot.ee_chain``)
+    grasp_offset: np.ndarray | None = None  # the grasp point in the end effector's frame (``robot.grasp_offset``)
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,14 @@ def _ee_pose_error(x: Inputs) -> np.ndarray | None:
     return x.ee_chain.pose_error(x.state.joint_pos, x.command[:3], x.command[3:7])
 
 
+def _object_to_grasp_point(x: Inputs) -> np.ndarray | None:
+    """The object's position (from perception) minus the grasp point placed by forward kinematics, base frame."""
+    if x.ee_chain is None or x.grasp_offset is None or x.state.object_pos_b is None:
+        return None
+    pos, rot = x.ee_chain.pose(x.state.joint_pos)
+    return x.state.object_pos_b - (pos + rot @ x.grasp_offset)
+
+
 TERMS: dict[str, Term] = {
     "base_ang_vel": Term(3, lambda x: x.state.base_ang_vel),
     "projected_gravity": Term(3, lambda x: x.state.gravity_b),
@@ -104,8 +113,13 @@ TERMS: dict[str, Term] = {
     "actions": Term("actions", lambda x: x.last_action),
     "gripper_pos": Term("gripper", _gripper),
     "object_position": Term(3, lambda x: x.state.object_pos_b),
+    "object_to_grasp_point": Term(3, _object_to_grasp_point),
     "gait_phase": Term(2, _gait_phase, params=("period",), optional=(("still_below", 0.0),)),
 }
+
+
+OBJECT_TERMS = frozenset({"object_position", "object_to_grasp_point"})
+"""Terms that read the object position perception reports."""
 
 
 def term(name: str) -> Term:
@@ -159,9 +173,10 @@ class ObservationBuilder:
         default_gripper_pos: np.ndarray | None = None,
         control_dt: float | None = None,
         ee_chain: EndEffectorChain | None = None,
+        grasp_offset: np.ndarray | None = None,
     ):
         self.default_joint_pos = np.asarray(default_joint_pos, dtype=np.float64)
-        self.ee_chain = ee_chain
+        self.ee_chain, self.grasp_offset = ee_chain, grasp_offset
         self.default_gripper_pos = default_gripper_pos
         self.control_dt = control_dt
         self.terms = []
@@ -182,7 +197,14 @@ class ObservationBuilder:
         command = np.asarray(command, dtype=np.float64)
         time = None if tick is None or self.control_dt is None else tick * self.control_dt
         inputs = Inputs(
-            state, command, last_action, self.default_joint_pos, self.default_gripper_pos, time, self.ee_chain
+            state,
+            command,
+            last_action,
+            self.default_joint_pos,
+            self.default_gripper_pos,
+            time,
+            self.ee_chain,
+            self.grasp_offset,
         )
         parts = []
         for name, spec, params, size, scale, clip in self.terms:
@@ -209,9 +231,12 @@ class ObservationBuilder:
     def from_metadata(cls, meta: Any) -> ObservationBuilder:  # a validated PolicyMetadata
         gripper = meta.gripper
         default_gripper = np.asarray(gripper["open"], dtype=np.float64) if gripper else None  # open = default
-        chain = meta.raw["robot"].get("ee_chain")
-        chain = EndEffectorChain.from_metadata(chain, meta.joint_names) if chain else None
-        return cls(meta.observations, meta.joint_array("default_joint_pos"), default_gripper, meta.control_dt, chain)
+        robot = meta.raw["robot"]
+        chain = EndEffectorChain.from_metadata(robot["ee_chain"], meta.joint_names) if robot.get("ee_chain") else None
+        offset = np.asarray(robot["grasp_offset"], dtype=np.float64) if "grasp_offset" in robot else None
+        return cls(
+            meta.observations, meta.joint_array("default_joint_pos"), default_gripper, meta.control_dt, chain, offset
+        )
 
 
 def projected_gravity(quat_wxyz: np.ndarray) -> np.ndarray:

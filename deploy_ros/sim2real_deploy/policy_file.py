@@ -263,12 +263,18 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
 
 
 def _check_ee_chain(meta: dict[str, Any]) -> None:
-    """A policy observing its hand's pose error needs the kinematic chain that computes it, and a sound one."""
-    chain = meta["robot"].get("ee_chain")
-    if not chain and any(term["name"] == "ee_pose_error" for term in meta["observations"]):
-        raise ValueError("observation 'ee_pose_error' needs robot.ee_chain: re-export the policy")
-    if chain:
-        EndEffectorChain.from_metadata(chain, meta["joint_names"])
+    """A policy observing its hand's pose error or grasp point needs the kinematic chain (and grasp offset) that
+    compute them, and sound ones."""
+    robot, names = meta["robot"], {term["name"] for term in meta["observations"]}
+    needs = {"ee_pose_error": ("ee_chain",), "object_to_grasp_point": ("ee_chain", "grasp_offset")}
+    for name in sorted(names & needs.keys()):
+        if missing := [key for key in needs[name] if not robot.get(key)]:
+            raise ValueError(f"observation {name!r} needs robot.{' and robot.'.join(missing)}: re-export the policy")
+    if robot.get("ee_chain"):
+        EndEffectorChain.from_metadata(robot["ee_chain"], meta["joint_names"])
+    offset = np.asarray(robot.get("grasp_offset", (0.0, 0.0, 0.0)), dtype=np.float64)
+    if offset.shape != (3,) or not np.all(np.isfinite(offset)):
+        raise ValueError("robot.grasp_offset must be 3 finite numbers [m]")
 
 
 def _commanded_joints(meta: dict[str, Any]) -> int:

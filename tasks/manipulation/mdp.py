@@ -11,7 +11,7 @@ import warp as wp
 from isaaclab.envs.mdp.actions import BinaryJointPositionAction, BinaryJointPositionActionCfg
 from isaaclab.managers import ManagerTermBase, ObservationTermCfg, SceneEntityCfg
 from isaaclab.utils import configclass
-from isaaclab.utils.math import compute_pose_error, quat_apply, subtract_frame_transforms
+from isaaclab.utils.math import compute_pose_error, quat_apply, quat_apply_inverse, subtract_frame_transforms
 from isaaclab_tasks.contrib.lift.mdp import (  # noqa: F401  Isaac Lab's lift terms, imported not copied
     object_goal_distance,
     object_is_lifted,
@@ -91,6 +91,18 @@ def object_to_grasp_point_w(
 ) -> torch.Tensor:
     """Object position minus grasp point, world frame [m]."""
     return env.scene[object_cfg.name].data.root_pos_w.torch - grasp_point_w(env, asset_cfg, grasp_offset)
+
+
+def object_to_grasp_point_b(
+    env: ManagerBasedRLEnv,
+    asset_cfg: SceneEntityCfg,
+    grasp_offset: tuple[float, ...],
+    object_cfg: SceneEntityCfg = SceneEntityCfg("object"),
+) -> torch.Tensor:
+    """Object position minus grasp point in the robot's base frame [m]: a robot computes the same from the object
+    pose perception reports and its joint angles by forward kinematics (``sim2real_deploy.kinematics``)."""
+    root_quat = env.scene[asset_cfg.name].data.root_quat_w.torch
+    return quat_apply_inverse(root_quat, object_to_grasp_point_w(env, asset_cfg, grasp_offset, object_cfg))
 
 
 def object_ee_distance(
