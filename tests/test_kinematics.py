@@ -1,5 +1,5 @@
 """The robot side's forward kinematics (``sim2real_deploy.kinematics``) against MuJoCo's, its pose error on
-hand-computed targets, and the reader's checks of the chain an arm policy carries."""
+hand-computed targets, the lift policy's grasp-point term, and the reader's checks of what an arm policy carries."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from sim2real.export.metadata import ee_chain_from_mjcf
 from sim2real.robots import ROBOTS
 from sim2real_deploy.kinematics import EndEffectorChain, axis_rotation, quat_from_matrix, rotation_log
+from sim2real_deploy.observations import ObservationBuilder, RobotState
 from sim2real_deploy.policy_file import PolicyFileError, validate_metadata
 
 PANDA = ROBOTS["panda"]
@@ -90,4 +91,46 @@ def test_reach_metadata_carries_the_chain_its_pose_error_term_needs(reach_metada
     broken = copy.deepcopy(reach_metadata)
     broken["robot"]["ee_chain"][2]["quat"] = [0.0, 0.0, 0.0, 0.0]
     with pytest.raises(PolicyFileError, match="'quat' must be 4 finite numbers"):
+        validate_metadata(broken)
+
+
+@pytest.fixture(scope="module")
+def lift_metadata() -> dict:
+    from sim2real.config import load_task
+    from sim2real.export.task_interface import task_interface
+
+    run = load_task("Sim2Real-Lift-Panda-v0")
+    meta = task_interface("Sim2Real-Lift-Panda-v0", run.env, run.agent.clip_actions)
+    return meta | {"training": {}}
+
+
+def test_object_to_grasp_point_is_the_cube_seen_from_between_the_fingertips(lift_metadata):
+    """The term a lift policy reads, built from its metadata, against MuJoCo's hand pose plus the spec's offset."""
+    meta = validate_metadata(copy.deepcopy(lift_metadata))
+    np.testing.assert_allclose(meta.raw["robot"]["grasp_offset"], PANDA.grasp_offset)
+    build = ObservationBuilder.from_metadata(meta)
+    model = mujoco.MjModel.from_xml_path(str(PANDA.mjcf_path))
+    data = mujoco.MjData(model)
+    hand = model.body(PANDA.ee_body).id
+    q = np.array([0.3, -0.4, 0.2, -2.0, 0.1, 1.6, -0.5])
+    for name, angle in zip(PANDA.joint_names, q, strict=True):
+        data.qpos[model.jnt_qposadr[model.joint(name).id]] = angle
+    mujoco.mj_kinematics(model, data)  # the Panda's base is the world frame
+    grasp = data.xpos[hand] + data.xmat[hand].reshape(3, 3) @ np.asarray(PANDA.grasp_offset)
+    cube = np.array([0.5, -0.1, 0.03])
+    state = RobotState(q, np.zeros(7), gripper_pos=np.full(2, 0.04), object_pos_b=cube)
+    obs = build(state, np.zeros(7), np.zeros(8), tick=0)
+    names = [term["name"] for term in meta.observations]
+    start = sum(term["size"] for term in meta.observations[: names.index("object_to_grasp_point")])
+    np.testing.assert_allclose(obs[start : start + 3], cube - grasp, atol=1e-6)  # float32 input
+
+
+def test_a_grasp_point_term_needs_the_offset_and_a_sound_one(lift_metadata):
+    without = copy.deepcopy(lift_metadata)
+    del without["robot"]["grasp_offset"]
+    with pytest.raises(PolicyFileError, match="needs robot.grasp_offset"):
+        validate_metadata(without)
+    broken = copy.deepcopy(lift_metadata)
+    broken["robot"]["grasp_offset"] = [0.0, float("nan"), 0.1]
+    with pytest.raises(PolicyFileError, match="grasp_offset must be 3 finite numbers"):
         validate_metadata(broken)
