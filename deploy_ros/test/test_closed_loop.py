@@ -219,45 +219,54 @@ def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
         assert_in_limits(probe.targets, limits)
 
 
-def test_shipped_lift_policy_lifts_the_cube(ros_context, tmp_path):
+def test_shipped_lift_policy_lifts_the_cube_to_the_target(ros_context, tmp_path):
     """The Panda lift policy over rclpy: it grasps the bridge's cube (whose pose reaches it on object_pose, the
-    perception stand-in) and carries it 15 cm up off the table towards a PoseStamped target 0.35 m up, within
-    four attempts, each with a fresh bridge and node. Joint targets stay inside the limits. The policy is short of
-    the 80 % bar (65-75 % of the lift check's trials), and over ROS 3 of 11 first attempts missed or dropped the cube
-    (session 25), so one attempt alone would make a flaky test; holding at the target is the lift check's measure."""
+    perception stand-in) and holds it within 5 cm of a PoseStamped target 0.35 m up for 1 s, the lift check's
+    success, within three attempts, each with a fresh bridge and node. Joint targets stay inside the limits. The
+    policy succeeds in 85-90 % of the lift check's trials, so one attempt alone would make a flaky test."""
     from sim2real_deploy.policy_file import read_metadata
 
     limits = read_metadata(LIFT_POLICY).joint_array("joint_pos_limits")
-    lifted = any(_lift_attempt(ros_context, tmp_path / str(i), limits) for i in range(4))  # stops at the first
-    assert lifted, "the cube never rose 15 cm in four attempts"
+    held = any(_lift_attempt(ros_context, tmp_path / str(i), limits) for i in range(3))  # stops at the first
+    assert held, "the cube was never held at the target in three attempts"
 
 
-def _lift_attempt(ros_context, tmp_path: Path, limits: np.ndarray) -> bool:
-    """One run of the shipped lift policy from the soft start: whether the cube rose 15 cm within 20 s."""
+def _lift_attempt(ros_context, tmp_path: Path, limits: np.ndarray, hold_s: float = 1.0) -> bool:
+    """One run of the shipped lift policy from the soft start: whether the cube stayed within 5 cm of the target
+    for ``hold_s`` within 15 s."""
     from geometry_msgs.msg import PoseStamped
 
     tmp_path.mkdir()
     target, identity = np.array([0.5, 0.0, 0.35]), (0.0, 0.0, 0.0, 1.0)
-    cube: list[np.ndarray] = []
+    cube: list[tuple[float, np.ndarray]] = []
 
     def on_cube(msg: PoseStamped) -> None:
-        cube.append(np.array([msg.pose.position.x, msg.pose.position.y, msg.pose.position.z]))
+        position = np.array([msg.pose.position.x, msg.pose.position.y, msg.pose.position.z])
+        cube.append((time.monotonic(), position))
+
+    def held_since() -> float | None:
+        """When the cube last came within 5 cm of the target, if it is there now."""
+        since = None
+        for stamp, position in cube:
+            since = (since or stamp) if np.linalg.norm(position - target) <= 0.05 else None
+        return since
 
     with simulation(ros_context, LIFT_POLICY, tmp_path, robot="panda") as (bridge, probe):
         probe.create_subscription(PoseStamped, "/object_pose", on_cube, 10)
         t_stand = probe.wait_mode("STANDING", timeout=60)
         wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3 and cube, 10, "soft start and object_pose")
-        on_table = cube[-1][2]
         probe.send_target_pose(target, identity, "link0")
         wait_for(lambda: probe.call("enable").success, 10, "enable")
         probe.wait_mode("RUNNING")
-        deadline = time.monotonic() + 20.0
-        while time.monotonic() < deadline and cube[-1][2] - on_table < 0.15:
+        cube.clear()
+        deadline = time.monotonic() + 15.0
+        while time.monotonic() < deadline and not ((since := held_since()) and cube[-1][0] - since >= hold_s):
             probe.send_target_pose(target, identity, "link0")  # the node holds its last target; sent on, as users do
             time.sleep(0.1)
         assert probe.mode == "RUNNING"
         assert_in_limits(probe.targets, limits)
-        return cube[-1][2] - on_table >= 0.15
+        since = held_since()
+        return since is not None and cube[-1][0] - since >= hold_s
 
 
 def test_grasping_policy_commands_the_hand_and_a_fault_keeps_it_closed(ros_context, tmp_path):
