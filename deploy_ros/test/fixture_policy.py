@@ -1,8 +1,8 @@
 """Build small fixture policies with onnx.helper and random weights (numpy + onnx only).
 
-The metadata is a shipped policy's (docs/policy_schema.md): the Go2's, or for a grasping arm the Panda reach
-policy's plus the lift task's gripper (:data:`PANDA_GRIPPER`, kept equal to the exporter's by a training-side test),
-so the fixture matches the simulated robot exactly and a schema change reaches these tests through one re-export.
+The metadata is a shipped policy's (docs/policy_schema.md): the Go2's, or for a grasping arm the Panda lift
+policy's (kept equal to what the exporter writes today by a training-side test), so the fixture matches the simulated
+robot exactly and a schema change reaches these tests through one re-export.
 """
 
 from __future__ import annotations
@@ -19,18 +19,8 @@ REPO = Path(__file__).resolve().parents[2]
 SHIPPED_METADATA = REPO / "assets/policies/go2_flat/policy.json"
 _SHIPPED = json.loads(SHIPPED_METADATA.read_text())
 JOINT_NAMES = list(_SHIPPED["joint_names"])
-SHIPPED_REACH = REPO / "assets/policies/panda_reach/policy.json"
-# what `sim2real export` writes as action.gripper for Sim2Real-Lift-Panda-v0 (tests/test_lift.py compares)
-PANDA_GRIPPER = {
-    "joints": ["finger_joint1", "finger_joint2"],
-    "open": [0.04, 0.04],
-    "closed": [0.0, 0.0],
-    "speed": 0.05,
-    "close_below": 0.0,
-    "stiffness": 400.0,
-    "damping": 10.0,
-    "effort_limit": 70.0,
-}
+SHIPPED_LIFT = json.loads((REPO / "assets/policies/panda_lift/policy.json").read_text())
+PANDA_GRIPPER = SHIPPED_LIFT["action"]["gripper"]  # finger joints, open / closed positions, speed, PD
 
 
 def default_pose(name: str) -> float:
@@ -50,17 +40,9 @@ def go2_metadata(**overrides) -> dict:
 
 
 def lift_metadata() -> dict:
-    """The shipped Panda reach policy's metadata as a grasping policy: the lift task's gripper action and its two
-    observation terms (finger positions, the object's position in the base frame), one more network output."""
-    meta = json.loads(SHIPPED_REACH.read_text())
-    meta["task_id"] = "Sim2Real-Lift-Panda-v0"
-    meta["action"]["gripper"] = json.loads(json.dumps(PANDA_GRIPPER))
-    # lift's target is the cube's: no hand pose error to it
-    meta["observations"] = [t for t in meta["observations"] if t["name"] != "ee_pose_error"]
-    next(t for t in meta["observations"] if t["name"] == "actions")["size"] += 1  # the hand's command
-    for name, size in (("gripper_pos", 2), ("object_position", 3)):
-        meta["observations"].append({"name": name, "size": size, "scale": 1.0, "clip": None})
-    return meta
+    """The shipped Panda lift policy's metadata: gripper action; finger, object and grasp-point terms; the chain and
+    grasp offset they need."""
+    return json.loads(json.dumps(SHIPPED_LIFT))
 
 
 def write_closing_lift_policy(path: Path) -> Path:
