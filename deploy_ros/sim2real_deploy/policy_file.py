@@ -255,14 +255,14 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         commanded = _commanded_joints(meta)
         dims = Dims(n, len(commands["names"]), commanded + (1 if gripper else 0), gripper=fingers)
         check_terms(meta["observations"], dims, commands["interface"])
-        _check_ee_chain(meta)
+        _check_arm_kinematics(meta)
         _check_numbers(meta)
     except (ValueError, KeyError, TypeError) as exc:
         raise PolicyFileError(f"{source}: {exc}") from exc
     return PolicyMetadata(meta)
 
 
-def _check_ee_chain(meta: dict[str, Any]) -> None:
+def _check_arm_kinematics(meta: dict[str, Any]) -> None:
     """A policy observing its hand's pose error or grasp point needs the kinematic chain (and grasp offset) that
     compute them, and sound ones."""
     robot, names = meta["robot"], {term["name"] for term in meta["observations"]}
