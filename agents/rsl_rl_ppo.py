@@ -71,6 +71,15 @@ class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
         max_grad_norm=1.0,
     )
 
+    def take_noise_away_from(self, iteration: int) -> None:
+        """From ``iteration`` on, the entropy bonus falls to 0 over 100 iterations and the action std is capped down
+        to 0.2 over 150: the deterministic actor a robot runs walks differently from the noisy one PPO samples, so
+        once a gait is set the rollouts should be close to it (``sim2real.ppo.PPO``)."""
+        self.algorithm.entropy_coef_final = 0.0
+        self.algorithm.entropy_anneal = (iteration, iteration + 100)
+        self.algorithm.action_std_max_final = 0.2
+        self.algorithm.action_std_anneal = (iteration, iteration + 150)
+
 
 # rough terrain: the critic reads the 187-ray height scan, so it gets Isaac Lab's rough-terrain width; the blind
 # actor sees what it sees on flat ground and keeps the flat size

@@ -20,11 +20,7 @@ class G1FlatPPORunnerCfg(LocomotionPPORunnerCfg):
         self.actor.distribution_cfg.init_std = 0.8  # std 1 on 12 leg joints topples a biped before it learns
         # the exported (deterministic) actor walked slower than the sampled one; taken away before every axis
         # moved, the noise froze backward walking and turning (docs/tasks.md)
-        late = LATE_STAGE_ITERATION
-        self.algorithm.entropy_coef_final = 0.0
-        self.algorithm.entropy_anneal = (late, late + 100)
-        self.algorithm.action_std_max_final = 0.2
-        self.algorithm.action_std_anneal = (late, late + 150)
+        self.take_noise_away_from(LATE_STAGE_ITERATION)
 
 
 @configclass

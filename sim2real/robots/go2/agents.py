@@ -16,13 +16,9 @@ class Go2FlatPPORunnerCfg(LocomotionPPORunnerCfg):
 
     def __post_init__(self):
         super().__post_init__()
-        relax = GAIT_RELAX_ITERATION
         self.algorithm.entropy_coef = 0.005
-        self.algorithm.entropy_coef_final = 0.0  # no exploration bonus once the gait is set
-        self.algorithm.entropy_anneal = (relax, relax + 100)
         # the deterministic actor the robot runs overshot the command while the rollouts' std was still ~0.5
-        self.algorithm.action_std_max_final = 0.2
-        self.algorithm.action_std_anneal = (relax, relax + 150)
+        self.take_noise_away_from(GAIT_RELAX_ITERATION)
 
 
 @configclass
