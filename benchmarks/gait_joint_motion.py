@@ -7,6 +7,9 @@ with the yaw rate. A pelvis that wobbles in yaw at the gait shows up as a large 
 Per foot (metadata ``robot.foot_bodies``) it prints the share of steps the foot touches the floor at three or more
 contact points (``--min-points``; on a four-point sole, three is flat, fewer an edge or a corner) and the foot's
 own yaw rate RMS over those steps: a planted foot that still turns is pivoting on the floor.
+It splits the yaw rate's variance into frequency bands (the gait's 1-2 Hz against chatter up to the 25 Hz Nyquist
+rate of a 50 Hz policy), and per joint prints the mean step-to-step change of the policy's action and the joint's
+RMS velocity: a joint whose action flips every step shakes the base at high frequency.
 
     .venv/bin/python benchmarks/gait_joint_motion.py assets/policies/g1_flat/policy.onnx --command 0.5 0 0
 """
@@ -14,6 +17,8 @@ own yaw rate RMS over those steps: a planted foot that still turns is pivoting o
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -25,6 +30,7 @@ from sim2real_deploy.sim2sim.config import Segment
 from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
 
 STAND_S = 2.0
+BANDS_HZ = ((0.0, 3.0), (3.0, 6.0), (6.0, 12.0), (12.0, 25.0))
 
 
 def joint_motion(policy_path: str, command: tuple[float, float, float], seconds: float, min_points: int = 3) -> dict:
@@ -35,16 +41,22 @@ def joint_motion(policy_path: str, command: tuple[float, float, float], seconds:
     perturb = sample_perturbations(cfg.randomization, np.random.default_rng(0), STAND_S + seconds, robot)
     model, data = robot.model, robot.data
     feet = {name: model.body(name).id for name in robot.meta.raw["robot"].get("foot_bodies", [])}
-    angles, yaw_rates, foot_rows = [], [], []
+    angles, velocities, actions, yaw_rates, foot_rows = [], [], [], [], []
+
+    def act(obs: np.ndarray) -> np.ndarray:
+        actions.append(np.asarray(policy(obs), dtype=np.float64).reshape(-1))
+        return actions[-1]
 
     def record(_: int) -> None:
         angles.append(robot.q.copy())
+        velocities.append(robot.qd.copy())
         yaw_rates.append(float(robot.base_gyro[2]))
         foot_rows.append([(_contact_points(model, data, body), _yaw_rate(model, data, body)) for body in feet.values()])
 
-    episode = run_episode(policy, robot, cfg, perturb, robot.standing_height(), on_control_step=record)
+    episode = run_episode(act, robot, cfg, perturb, robot.standing_height(), on_control_step=record)
     skip = round((STAND_S + 1.0) / robot.meta.control_dt)
-    q, wz, foot = np.array(angles)[skip:], np.array(yaw_rates)[skip:], np.array(foot_rows)[skip:]
+    q, qd, wz = np.array(angles)[skip:], np.array(velocities)[skip:], np.array(yaw_rates)[skip:]
+    a, foot = np.array(actions)[skip:], np.array(foot_rows)[skip:]
     if len(wz) < 2:
         raise SystemExit(f"the robot fell at {episode['fell_at']:.2f} s, before the command's steady part")
     joints = {
@@ -52,16 +64,32 @@ def joint_motion(policy_path: str, command: tuple[float, float, float], seconds:
             "ptp": float(np.ptp(q[:, i])),
             "std": float(q[:, i].std()),
             "corr_yaw_rate": float(np.corrcoef(q[:, i], wz)[0, 1]) if q[:, i].std() > 1e-9 else 0.0,
+            "velocity_rms": float(np.sqrt(np.mean(qd[:, i] ** 2))),
         }
         for i, name in enumerate(robot.meta.joint_names)
     }
+    # the action covers the commanded joints only (metadata action.joints), in their order
+    for name, change in zip(robot.meta.action_joints, np.abs(np.diff(a, axis=0)).mean(0), strict=True):
+        joints[name]["action_step_change"] = float(change)
     return {
         "survived": episode["survived"],
         "yaw_rate_mean": float(wz.mean()),
         "yaw_rate_rms_error": float(np.sqrt(np.mean((wz - command[2]) ** 2))),
+        "yaw_rate_variance_share": _band_shares(wz, robot.meta.control_dt),
         "joints": joints,
         "feet": {name: _planted(foot[:, i], min_points) for i, name in enumerate(feet)},
     }
+
+
+def _band_shares(signal: np.ndarray, dt: float) -> dict[str, float]:
+    """The share of ``signal``'s variance in each of ``BANDS_HZ`` (a periodogram; the last band ends at Nyquist)."""
+    power = np.abs(np.fft.rfft(signal - signal.mean())) ** 2
+    freq = np.fft.rfftfreq(len(signal), dt)
+    total = power[1:].sum() or 1.0
+    return {
+        f"{lo:g}-{hi:g} Hz": float(power[(freq >= lo) & (freq < hi) & (freq > 0)].sum() / total)
+        for lo, hi in BANDS_HZ[:-1]
+    } | {f"{BANDS_HZ[-1][0]:g}-{BANDS_HZ[-1][1]:g} Hz": float(power[freq >= BANDS_HZ[-1][0]].sum() / total)}
 
 
 def _contact_points(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> int:
@@ -87,14 +115,23 @@ def main() -> None:
     parser.add_argument("--command", nargs=3, type=float, default=(0.5, 0.0, 0.0), metavar=("VX", "VY", "WZ"))
     parser.add_argument("--seconds", type=float, default=8.0, help="how long the command is held")
     parser.add_argument("--min-points", type=int, default=3, help="contact points that make a foot planted")
+    parser.add_argument("--out", type=Path, help="also write the result as JSON here")
     args = parser.parse_args()
     result = joint_motion(args.policy, tuple(args.command), args.seconds, args.min_points)
+    if args.out:
+        args.out.write_text(json.dumps({"policy": args.policy, "command": args.command, **result}, indent=1) + "\n")
     print(
         f"survived {result['survived']}; base yaw rate mean {result['yaw_rate_mean']:+.2f} rad/s, "
         f"RMS error {result['yaw_rate_rms_error']:.2f} rad/s"
     )
+    bands = ", ".join(f"{band} {share:.0%}" for band, share in result["yaw_rate_variance_share"].items())
+    print(f"yaw rate variance by frequency: {bands}")
     for name, row in result["joints"].items():
-        print(f"{name:28s} ptp {row['ptp']:.3f}  std {row['std']:.3f}  corr(yaw rate) {row['corr_yaw_rate']:+.2f}")
+        change = f"  action step change {row['action_step_change']:.2f}" if "action_step_change" in row else ""
+        print(
+            f"{name:28s} ptp {row['ptp']:.3f}  std {row['std']:.3f}  corr(yaw rate) {row['corr_yaw_rate']:+.2f}"
+            f"  vel RMS {row['velocity_rms']:.2f} rad/s{change}"
+        )
     for name, row in result["feet"].items():
         rms = "-" if row["planted_yaw_rate_rms"] is None else f"{row['planted_yaw_rate_rms']:.2f} rad/s"
         print(f"{name}: planted {row['planted_share']:.0%} of steps, yaw rate then {rms}")
