@@ -19,9 +19,7 @@ from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
 from sim2real.tasks.locomotion.velocity_env_cfg import RewardsCfg, VelocityEnvCfg
 
-# the ankles too (unitree_rl_gym's scope): without them the ankle pitch chattered at 6-25 Hz (~11 rad/s RMS) and
-# shook the pelvis in yaw (docs/tasks.md)
-_LEGS = [".*_hip_.*_joint", ".*_knee_joint", ".*_ankle_.*_joint"]
+_LEGS = [".*_hip_.*_joint", ".*_knee_joint"]
 # once every axis moves: the sharp linear kernel, and the runner's noise schedules (agents.py; docs/tasks.md)
 LATE_STAGE_ITERATION = 1500
 
