@@ -9,7 +9,9 @@ contact points (``--min-points``; on a four-point sole, three is flat, fewer an 
 own yaw rate RMS over those steps: a planted foot that still turns is pivoting on the floor.
 It splits the yaw rate's variance into frequency bands (the gait's 1-2 Hz against chatter up to the 25 Hz Nyquist
 rate of a 50 Hz policy), and per joint prints the mean step-to-step change of the policy's action and the joint's
-RMS velocity: a joint whose action flips every step shakes the base at high frequency.
+RMS velocity: a joint whose action flips every step shakes the base at high frequency. Each joint's angle range over
+the window is printed beside the MJCF's limits, with the share of steps within 0.05 rad of one: a joint that walks
+at its limit shows.
 
     .venv/bin/python benchmarks/gait_joint_motion.py assets/policies/g1_flat/policy.onnx --command 0.5 0 0
 """
@@ -30,6 +32,7 @@ from sim2real_deploy.sim2sim.config import Segment
 from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
 
 STAND_S = 2.0
+NEAR_LIMIT_RAD = 0.05
 BANDS_HZ = ((0.0, 3.0), (3.0, 6.0), (6.0, 12.0), (12.0, 25.0))
 
 
@@ -61,6 +64,10 @@ def joint_motion(policy_path: str, command: tuple[float, float, float], seconds:
         raise SystemExit(f"the robot fell at {episode['fell_at']:.2f} s, before the command's steady part")
     joints = {
         name: {
+            "min": float(q[:, i].min()),
+            "max": float(q[:, i].max()),
+            "range": robot.model.joint(name).range.tolist(),  # the MJCF's limits
+            "near_limit_share": _near_limit_share(q[:, i], robot.model.joint(name).range),
             "ptp": float(np.ptp(q[:, i])),
             "std": float(q[:, i].std()),
             "corr_yaw_rate": float(np.corrcoef(q[:, i], wz)[0, 1]) if q[:, i].std() > 1e-9 else 0.0,
@@ -79,6 +86,11 @@ def joint_motion(policy_path: str, command: tuple[float, float, float], seconds:
         "joints": joints,
         "feet": {name: _planted(foot[:, i], min_points) for i, name in enumerate(feet)},
     }
+
+
+def _near_limit_share(angles: np.ndarray, limits: np.ndarray) -> float:
+    """The share of steps within ``NEAR_LIMIT_RAD`` of either limit."""
+    return float(np.mean((angles < limits[0] + NEAR_LIMIT_RAD) | (angles > limits[1] - NEAR_LIMIT_RAD)))
 
 
 def _band_shares(signal: np.ndarray, dt: float) -> dict[str, float]:
@@ -129,7 +141,9 @@ def main() -> None:
     for name, row in result["joints"].items():
         change = f"  action step change {row['action_step_change']:.2f}" if "action_step_change" in row else ""
         print(
-            f"{name:28s} ptp {row['ptp']:.3f}  std {row['std']:.3f}  corr(yaw rate) {row['corr_yaw_rate']:+.2f}"
+            f"{name:28s} {row['min']:+.3f}..{row['max']:+.3f} of {row['range'][0]:+.3f}..{row['range'][1]:+.3f}"
+            f" ({row['near_limit_share']:.0%} near)  ptp {row['ptp']:.3f}  std {row['std']:.3f}"
+            f"  corr(yaw rate) {row['corr_yaw_rate']:+.2f}"
             f"  vel RMS {row['velocity_rms']:.2f} rad/s{change}"
         )
     for name, row in result["feet"].items():
