@@ -4,6 +4,9 @@ PPO settings. Each robot folder's ``agents.py`` subclasses them (``sim2real/robo
 from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlMLPModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 
+# rollout length per env and iteration; robot env configs convert iterations into policy steps with it
+LOCOMOTION_STEPS_PER_ENV = 24
+
 
 def actor_mlp(hidden_dims: list[int]) -> RslRlMLPModelCfg:
     """A Gaussian-policy MLP (ELU, empirical observation normalisation, initial action std 1)."""
@@ -37,7 +40,7 @@ class PpoAlgorithmCfg(RslRlPpoAlgorithmCfg):
 
 @configclass
 class LocomotionPPORunnerCfg(RslRlOnPolicyRunnerCfg):
-    num_steps_per_env = 24
+    num_steps_per_env = LOCOMOTION_STEPS_PER_ENV
     max_iterations = 300
     save_interval = 50
     experiment_name = "locomotion"

@@ -14,6 +14,7 @@ from isaaclab.managers import RewardTermCfg as RewTerm
 from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass
 
+from sim2real.agents.rsl_rl_ppo import LOCOMOTION_STEPS_PER_ENV
 from sim2real.robots import ROBOTS
 from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
@@ -78,7 +79,7 @@ class G1FlatEnvCfg(VelocityEnvCfg):
     gait_swing_height = 0.08
     gait_swing_weight = 0.0
     gait_phase_weight = 4.0
-    gait_relax_step = LATE_STAGE_ITERATION * 24  # policy steps per env (num_steps_per_env = 24)
+    gait_relax_step = LATE_STAGE_ITERATION * LOCOMOTION_STEPS_PER_ENV  # policy steps per env
     gait_relax_rewards = {"track_lin_vel_xy_fine": 1.0}  # the broad kernel pays 0.8 of its maximum at 0.22 m/s slow
 
     def __post_init__(self):

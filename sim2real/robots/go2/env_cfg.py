@@ -3,6 +3,7 @@ terrain, the same recipe with smaller obstacles."""
 
 from isaaclab.utils import configclass
 
+from sim2real.agents.rsl_rl_ppo import LOCOMOTION_STEPS_PER_ENV
 from sim2real.tasks.locomotion.rough_env_cfg import RoughTerrainCfg
 from sim2real.tasks.locomotion.velocity_env_cfg import TROT, VelocityEnvCfg
 
@@ -19,7 +20,7 @@ class Go2FlatEnvCfg(VelocityEnvCfg):
     gait_period = 0.5
     gait_contact_weight = 0.3
     gait_contact_weight_final = 0.1  # from GAIT_RELAX_ITERATION: the clock's weight held the combined command's vy low
-    gait_relax_step = GAIT_RELAX_ITERATION * 24  # policy steps per env (num_steps_per_env = 24)
+    gait_relax_step = GAIT_RELAX_ITERATION * LOCOMOTION_STEPS_PER_ENV  # policy steps per env
     gait_still_when_standing = True
     gait_relax_rewards = {"track_lin_vel_xy_fine": 0.75}  # then a sharp kernel: the deterministic gait overshot
 
