@@ -54,13 +54,13 @@ class SceneCfg(InteractiveSceneCfg):
 
 @configclass
 class CommandsCfg:
-    base_velocity = mdp.UniformVelocityCommandCfg(
+    base_velocity = mdp.AxisVelocityCommandCfg(
         asset_name="robot",
         resampling_time_range=(4.0, 8.0),
         rel_standing_envs=0.1,  # some envs learn to stand still on a zero command
         heading_command=False,  # yaw-rate commands, as a joystick or nav stack sends them
         debug_vis=False,
-        ranges=mdp.UniformVelocityCommandCfg.Ranges(
+        ranges=mdp.AxisVelocityCommandCfg.Ranges(
             lin_vel_x=(-1.0, 1.0), lin_vel_y=(-0.6, 0.6), ang_vel_z=(-1.0, 1.0)
         ),
     )

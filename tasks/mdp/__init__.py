@@ -15,6 +15,7 @@ from .actions import (  # noqa: F401
     HeldJointPositionAction,
     HeldJointPositionActionCfg,
 )
+from .commands import AxisVelocityCommand, AxisVelocityCommandCfg  # noqa: F401
 from .curriculums import command_ranges_vel, modify_reward_weights, terrain_top_rows  # noqa: F401
 from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .feet import feet_tilt  # noqa: F401
