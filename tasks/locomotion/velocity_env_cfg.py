@@ -60,9 +60,7 @@ class CommandsCfg:
         rel_standing_envs=0.1,  # some envs learn to stand still on a zero command
         heading_command=False,  # yaw-rate commands, as a joystick or nav stack sends them
         debug_vis=False,
-        ranges=mdp.AxisVelocityCommandCfg.Ranges(
-            lin_vel_x=(-1.0, 1.0), lin_vel_y=(-0.6, 0.6), ang_vel_z=(-1.0, 1.0)
-        ),
+        ranges=mdp.AxisVelocityCommandCfg.Ranges(lin_vel_x=(-1.0, 1.0), lin_vel_y=(-0.6, 0.6), ang_vel_z=(-1.0, 1.0)),
     )
 
 

@@ -89,8 +89,13 @@ class G1FlatEnvCfg(VelocityEnvCfg):
         # the Go2's: the last 5 steps of every policy term, and 0-1 policy steps of action latency
         self.observations.policy.history_length = 5
         self.actions.joint_pos.delay_range = (0, 1)
-        self.commands.base_velocity.ranges.lin_vel_x = (-0.5, 1.0)  # a humanoid walks backwards slowly
-        self.commands.base_velocity.ranges.lin_vel_y = (-0.5, 0.5)
+        command = self.commands.base_velocity
+        command.ranges.lin_vel_x = (-0.5, 1.0)  # a humanoid walks backwards slowly
+        command.ranges.lin_vel_y = (-0.5, 0.5)
+        # each axis zero half the time: pure backward, sideways and turning commands are 12.5 % each (rare in a
+        # uniform box), and so is the zero command, which replaces the standing envs (docs/tasks.md)
+        command.zero_prob = (0.5, 0.5, 0.5)
+        command.rel_standing_envs = 0.0
         rewards = self.rewards
         rewards.base_height.params["target_height"] = ROBOTS[self.robot].standing_height
         rewards.track_lin_vel_xy_exp.weight = 2.0  # tracking must out-earn the alive bonus and the clock
