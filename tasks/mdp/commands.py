@@ -17,12 +17,11 @@ class AxisVelocityCommand(UniformVelocityCommand):
 
     def _resample_command(self, env_ids: Sequence[int]):
         super()._resample_command(env_ids)
-        zero_prob = torch.tensor(self.cfg.zero_prob, device=self.device)
-        if not zero_prob.any():  # no extra draws: the random stream stays Isaac Lab's
+        if not any(self.cfg.zero_prob):  # no extra draws: the random stream stays Isaac Lab's
             return
-        n = len(range(self.num_envs)[env_ids]) if isinstance(env_ids, slice) else len(env_ids)
-        keep = torch.rand(n, 3, device=self.device) >= zero_prob
-        self.vel_command_b[env_ids] *= keep
+        commands = self.vel_command_b[env_ids]
+        keep = torch.rand(commands.shape, device=self.device) >= torch.tensor(self.cfg.zero_prob, device=self.device)
+        self.vel_command_b[env_ids] = commands * keep
 
 
 @configclass
