@@ -36,6 +36,8 @@ class PpoAlgorithmCfg(RslRlPpoAlgorithmCfg):
     """Cap on the action std from iteration ``action_std_anneal[1]`` on, lowered linearly from the initial std at
     ``action_std_anneal[0]``; None: no cap."""
     action_std_anneal: tuple[int, int] = (0, 0)
+    smoothness_coef: float = 0.0
+    """Weight of the Lipschitz (gradient) penalty on the actor in PPO's loss (``sim2real.smoothness``); 0: none."""
 
 
 @configclass

@@ -1,6 +1,6 @@
 """rsl-rl PPO plus entropy and action-std schedules, the data-to-divergence ratio of every update, the regression
-of a velocity-estimating actor (``sim2real.estimator``) on each rollout, and a no-grad sample of the logged-only mirror
-loss.
+of a velocity-estimating actor (``sim2real.estimator``) on each rollout, a no-grad sample of the logged-only mirror
+loss, and an optional smoothness (Lipschitz) penalty on the actor (``sim2real.smoothness``).
 
 Schedules over iterations (start, end), linear in between: the entropy bonus from ``entropy_coef`` to
 ``entropy_coef_final`` over ``entropy_anneal``, and a cap on the action std from its initial value to
@@ -16,6 +16,7 @@ environments (more data per step) or a smaller step (lower learning rate / desir
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -24,6 +25,7 @@ from rsl_rl.modules.distribution import GaussianDistribution
 from rsl_rl.utils.utils import reduce_gradients_in_buckets
 
 from sim2real.estimator import TARGET_GROUP
+from sim2real.smoothness import SmoothnessPenalty
 
 ESTIMATOR_LR = 1.0e-3
 ESTIMATOR_OPTIMIZER_KEY = "estimator_optimizer_state_dict"
@@ -52,9 +54,11 @@ class PPO(RslRlPPO):
         entropy_anneal: tuple[int, int] = (0, 0),
         action_std_max_final: float | None = None,
         action_std_anneal: tuple[int, int] = (0, 0),
+        smoothness_coef: float = 0.0,
         **kwargs,
     ) -> None:
         super().__init__(*args, **kwargs)
+        self.smoothness_coef = smoothness_coef
         self.entropy_schedule = (tuple(entropy_anneal), self.entropy_coef, entropy_coef_final)
         initial_std = self._max_action_std() if action_std_max_final is not None else None
         self.std_cap_schedule = (tuple(action_std_anneal), initial_std, action_std_max_final)
@@ -172,7 +176,11 @@ class PPO(RslRlPPO):
         stride = max(1, samples // KL_SAMPLES)
         observations = storage.observations.flatten(0, 1)[::stride]
         behaviour = tuple(p.flatten(0, 1)[::stride] for p in storage.distribution_params)
-        losses = super().update()
+        smoothness = SmoothnessPenalty(self.actor, self.smoothness_coef) if self.smoothness_coef > 0 else None
+        with smoothness or contextlib.nullcontext():
+            losses = super().update()
+        if smoothness is not None:
+            losses["smoothness"] = smoothness.mean()
         if self.actor.is_recurrent:
             return losses
         with torch.no_grad():
