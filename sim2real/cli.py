@@ -26,6 +26,9 @@ overrides (Hydra syntax, any env or agent field):
   agent.symmetry=true              left-right symmetric data augmentation (docs/symmetry.md)
   agent.velocity_estimator=false   an actor without its base-velocity estimate (learned beside PPO,
                                    exported inside the ONNX graph; on by default for the Go2 and Go1)
+  agent.algorithm.smoothness_coef=0.05
+                                   a Lipschitz (gradient) penalty on the actor in PPO's loss
+                                   (sim2real/smoothness.py; default 0, none)
   seed=7  run_name=myrun           seed (set before env creation) and run-folder suffix
   env.events.push_robot=null       disable a term (randomisation, reward, ...)
 A wrong key or a value of the wrong type is an error that lists the valid keys.
