@@ -9,12 +9,13 @@ randomisation events) and replaces only the MuJoCo-Warp step itself:
   (so ``mjw_model`` / ``mjw_data`` exist, in host memory on the CPU device), with MuJoCo's own collision detection.
   Its ``_mujoco_warp_step`` steps every world with ``mj_step``, on all cores, in a small C routine
   (``physics_native_batch.c``, compiled once with the system C compiler against the MuJoCo headers of the ``mujoco``
-  wheel, loaded with ctypes). Each thread has one scratch ``MjData`` and steps its share of the worlds in turn: per
-  world it copies in what Newton wrote into ``mjw_data`` (qpos, qvel, applied forces, ctrl, warm start, mocap
-  poses: Newton makes a fixed-base robot's root a mocap body at its env's origin), steps, and copies back what
-  Newton and Isaac Lab read (qpos, qvel, qacc, warm start, actuator force, body poses, contacts and their
-  constraint forces). Newton's own ``_update_newton_state`` and ``update_contacts``
-  then run unchanged, so Isaac Lab's ``ContactSensor`` sees MuJoCo contacts exactly as with ``use_mujoco_contacts``.
+  wheel, loaded with ctypes). Each thread has one scratch ``MjData`` and takes the next unstepped world until none is
+  left (worlds cost unequal time: fixed shares would leave a thread waiting). Per world it copies in what Newton
+  wrote into ``mjw_data`` (qpos, qvel, applied forces, ctrl, warm start, mocap poses: Newton makes a fixed-base
+  robot's root a mocap body at its env's origin), steps, and copies back what Newton and Isaac Lab read (qpos, qvel,
+  qacc, warm start, actuator force, body poses, contacts and their constraint forces). Newton's own
+  ``_update_newton_state`` and ``update_contacts`` then run unchanged, so Isaac Lab's ``ContactSensor`` sees MuJoCo
+  contacts exactly as with ``use_mujoco_contacts``.
 * Per-world physical parameters (friction, mass, COM, inertia, joint properties...) live in ``mjw_model``'s
   per-world arrays, which Newton updates on ``notify_model_changed`` (Isaac Lab's randomisation events end there).
   After each model change those arrays are copied into one table row per world (``NativeBatch.params``); each
