@@ -60,11 +60,12 @@ class HeightGrid:
         """Terrain height under each point ``xy[..., 2]``; +inf outside the grid (as a ray that misses)."""
         nrow, ncol = self.z.shape
         u, v = (xy[..., 0] - self.x0) / self.dx, (xy[..., 1] - self.y0) / self.dy
-        col, row = u.floor().clamp(0, ncol - 2), v.floor().clamp(0, nrow - 2)
+        col, row = u.floor().clamp_(0, ncol - 2), v.floor().clamp_(0, nrow - 2)
         fx, fy = u - col, v - row
-        c, r = col.long(), row.long()
-        h00, h10 = self.z[r, c], self.z[r, c + 1]  # h10: one step in x
-        h01, h11 = self.z[r + 1, c], self.z[r + 1, c + 1]
+        # one flat index and four offsets: 1-D gathers cost less than 2-D indexing
+        corner, heights = row.long() * ncol + col.long(), self.z.view(-1)
+        h00, h10 = heights[corner], heights[corner + 1]  # h10: one step in x
+        h01, h11 = heights[corner + ncol], heights[corner + ncol + 1]
         if triangulation == "physics":  # cell split along (x0, y0)-(x1, y1)
             below = h00 + fx * (h10 - h00) + fy * (h11 - h10)
             above = h00 + fy * (h01 - h00) + fx * (h11 - h01)
@@ -76,7 +77,7 @@ class HeightGrid:
         else:
             raise ValueError(f"triangulation must be one of {TRIANGULATIONS}, got {triangulation!r}")
         outside = (u < 0) | (u > ncol - 1) | (v < 0) | (v > nrow - 1)
-        return torch.where(outside, torch.full_like(z, float("inf")), z)
+        return z.masked_fill_(outside, float("inf"))
 
 
 _GRIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # env -> its terrain's HeightGrid, or None (flat)
