@@ -2,9 +2,9 @@
 
 Both versions are compiled and loaded into one process; one env, driven by a trained policy (so the worlds are
 in the states training sees; without ``--checkpoint`` zero actions hold every robot in its default pose), is stepped
-in alternating blocks of 10 env steps, each block's ``NativeBatch.step``
-calls timed with one version or the other. Alternating in one process keeps a shared, noisy machine's drift out
-of the ratio.
+in alternating blocks of 10 env steps, each block's ``NativeBatch.step`` calls timed with one version or the other.
+Alternating in one process keeps a shared, noisy machine's drift out of the ratio. Also reported: the mean contacts
+and constraint rows per world, which the solver's cost grows with.
 
     git show <rev>:tasks/physics_native_batch.c > /tmp/old.c
     .venv/bin/python benchmarks/native_stepping_ab.py /tmp/old.c --checkpoint <run>/model_1000.pt \\
@@ -18,6 +18,8 @@ import json
 import os
 import time
 from pathlib import Path
+
+import numpy as np
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the sim2real CLI does
 
@@ -48,6 +50,7 @@ def measure(args: argparse.Namespace) -> dict:
 
     libs = load_versions({"old": Path(args.old), "new": Path(args.new)})
     seconds, calls = dict.fromkeys(libs, 0.0), dict.fromkeys(libs, 0)
+    contacts, rows = [], []  # per-world means after each timed step: what the solver works on
     run = load_task(args.task, [f"env.scene.num_envs={args.num_envs}", *args.overrides])
     seed_everything(run.env.seed)
     with simulation(run):
@@ -66,6 +69,8 @@ def measure(args: argparse.Namespace) -> dict:
             step(batch)
             seconds[current[0]] += time.perf_counter() - start
             calls[current[0]] += 1
+            contacts.append(batch.ncon_world.mean())
+            rows.append(batch.nefc_world.mean())
 
         native.step = timed_step.__get__(native)
         obs = env.get_observations()
@@ -78,6 +83,8 @@ def measure(args: argparse.Namespace) -> dict:
                 if block < 0:  # warm-up: the policy walks into its states, nothing counted
                     seconds.update(dict.fromkeys(seconds, 0.0))
                     calls.update(dict.fromkeys(calls, 0))
+                    contacts.clear()
+                    rows.clear()
         env.close()
     us = {name: 1e6 * seconds[name] / calls[name] / args.num_envs * run.env.decimation for name in libs}
     return {
@@ -87,6 +94,8 @@ def measure(args: argparse.Namespace) -> dict:
         "overrides": args.overrides,
         "native_us_per_env_step": {name: round(value, 1) for name, value in us.items()},
         "new_over_old": round(us["new"] / us["old"], 3),
+        "contacts_per_world": round(float(np.mean(contacts)), 2),
+        "constraint_rows_per_world": round(float(np.mean(rows)), 1),
     }
 
 
