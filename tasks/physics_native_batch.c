@@ -26,7 +26,7 @@ typedef struct {
 
 /* worlds are handed out one at a time from a shared counter, not split into fixed shares: worlds cost unequal time
    (more contacts on random ground and boxes, which Isaac Lab lays out by env index; a fallen robot), and with fixed
-   shares the thread done first waits for the others (2-4 % less stepping time, docs/native_physics.md) */
+   shares the thread done first waits for the others (a few per cent of stepping time, docs/native_physics.md) */
 typedef struct { Batch* b; mjModel* m; mjData* d; void** dst; int* next; } Job;
 
 /* one model per thread with each world's parameters written in before its step, rather than one model per world:
