@@ -26,21 +26,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the sim2real CLI does
 from sim2real.cli import DEFAULT_TASK  # noqa: E402
 
 
-def load_versions(sources: dict[str, Path]) -> dict:
-    """Each C source compiled and loaded (``physics_native._load_library`` caches by the source's bytes)."""
-    from sim2real.tasks import physics_native
-
-    default = physics_native._C_SOURCE_PATH
-    libs = {}
-    try:
-        for name, path in sources.items():
-            physics_native._LIB, physics_native._C_SOURCE_PATH = None, path
-            libs[name] = physics_native._load_library()
-    finally:
-        physics_native._LIB, physics_native._C_SOURCE_PATH = None, default
-    return libs
-
-
 def measure(args: argparse.Namespace) -> dict:
     import torch
 
@@ -48,7 +33,7 @@ def measure(args: argparse.Namespace) -> dict:
     from sim2real.tasks import physics_native
     from sim2real.train import make_env, make_runner, seed_everything, simulation
 
-    libs = load_versions({"old": Path(args.old), "new": Path(args.new)})
+    libs = {name: physics_native.build_library(Path(path)) for name, path in (("old", args.old), ("new", args.new))}
     seconds, calls = dict.fromkeys(libs, 0.0), dict.fromkeys(libs, 0)
     contacts, rows = [], []  # per-world means after each timed step: what the solver works on
     run = load_task(args.task, [f"env.scene.num_envs={args.num_envs}", *args.overrides])

@@ -107,55 +107,60 @@ _LIB_LOCK = threading.Lock()
 
 
 def _load_library() -> ctypes.CDLL:
-    """Compile ``physics_native_batch.c`` (once, cached by its bytes and the MuJoCo version) and load it."""
+    """``physics_native_batch.c`` built and loaded, once per process."""
     global _LIB
     with _LIB_LOCK:
-        if _LIB is not None:
-            return _LIB
-        import mujoco
+        if _LIB is None:
+            _LIB = build_library(_C_SOURCE_PATH)
+        return _LIB
 
-        pkg = Path(mujoco.__file__).parent
-        libs = sorted(pkg.glob("libmujoco.so*")) or sorted(pkg.glob("libmujoco*.dylib"))
-        if not libs or not (pkg / "include" / "mujoco" / "mujoco.h").exists():
-            raise RuntimeError(f"the mujoco wheel at {pkg} has no libmujoco or headers: cannot build native stepping")
-        libmujoco = libs[0]
-        source = _C_SOURCE_PATH.read_bytes()
-        key = hashlib.sha1(source + (mujoco.__version__ + str(libmujoco)).encode()).hexdigest()[:12]
-        cache = Path(os.environ.get("SIM2REAL_CACHE", Path.home() / ".cache" / "sim2real"))
-        cache.mkdir(parents=True, exist_ok=True)
-        so = cache / f"native_mujoco_batch_{key}.so"
-        if not so.exists():
-            src = cache / f"native_mujoco_batch_{key}.c"
-            src.write_bytes(source)  # compile the hashed bytes, not a file that may change meanwhile
-            tmp = so.with_suffix(f".{os.getpid()}.tmp")
-            cc = os.environ.get("CC", "cc")
-            cmd = [
-                cc,
-                "-O2",
-                "-shared",
-                "-fPIC",
-                f"-I{pkg / 'include'}",
-                str(src),
-                str(libmujoco),
-                f"-Wl,-rpath,{pkg}",
-                "-lpthread",
-                "-o",
-                str(tmp),
-            ]
-            try:
-                subprocess.run(cmd, check=True, capture_output=True, text=True)
-            except (OSError, subprocess.CalledProcessError) as exc:
-                detail = getattr(exc, "stderr", "") or str(exc)
-                raise RuntimeError(f"building native MuJoCo stepping failed ({' '.join(cmd)}): {detail}") from exc
-            os.replace(tmp, so)
-        # the mujoco Python module already loaded libmujoco: ctypes reuses that copy, so pointers are shared
-        lib = ctypes.CDLL(str(so))
-        lib.batch_step.argtypes = [ctypes.POINTER(_Batch)]
-        lib.batch_step.restype = ctypes.c_int
-        lib.batch_load_params.argtypes = [ctypes.POINTER(_Batch), ctypes.c_void_p, ctypes.c_int]
-        lib.batch_load_params.restype = None
-        _LIB = lib
-        return lib
+
+def build_library(source_path: Path) -> ctypes.CDLL:
+    """Compile a version of the C stepping routine (once, cached by its bytes and the MuJoCo version) and load it.
+    The benchmarks load other versions beside the package's own to time them side by side."""
+    import mujoco
+
+    pkg = Path(mujoco.__file__).parent
+    libs = sorted(pkg.glob("libmujoco.so*")) or sorted(pkg.glob("libmujoco*.dylib"))
+    if not libs or not (pkg / "include" / "mujoco" / "mujoco.h").exists():
+        raise RuntimeError(f"the mujoco wheel at {pkg} has no libmujoco or headers: cannot build native stepping")
+    libmujoco = libs[0]
+    source = source_path.read_bytes()
+    key = hashlib.sha1(source + (mujoco.__version__ + str(libmujoco)).encode()).hexdigest()[:12]
+    cache = Path(os.environ.get("SIM2REAL_CACHE", Path.home() / ".cache" / "sim2real"))
+    cache.mkdir(parents=True, exist_ok=True)
+    so = cache / f"native_mujoco_batch_{key}.so"
+    if not so.exists():
+        src = cache / f"native_mujoco_batch_{key}.c"
+        src.write_bytes(source)  # compile the hashed bytes, not a file that may change meanwhile
+        tmp = so.with_suffix(f".{os.getpid()}.tmp")
+        cc = os.environ.get("CC", "cc")
+        cmd = [
+            cc,
+            "-O2",
+            "-shared",
+            "-fPIC",
+            f"-I{pkg / 'include'}",
+            str(src),
+            str(libmujoco),
+            f"-Wl,-rpath,{pkg}",
+            "-lpthread",
+            "-o",
+            str(tmp),
+        ]
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, text=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            detail = getattr(exc, "stderr", "") or str(exc)
+            raise RuntimeError(f"building native MuJoCo stepping failed ({' '.join(cmd)}): {detail}") from exc
+        os.replace(tmp, so)
+    # the mujoco Python module already loaded libmujoco: ctypes reuses that copy, so pointers are shared
+    lib = ctypes.CDLL(str(so))
+    lib.batch_step.argtypes = [ctypes.POINTER(_Batch)]
+    lib.batch_step.restype = ctypes.c_int
+    lib.batch_load_params.argtypes = [ctypes.POINTER(_Batch), ctypes.c_void_p, ctypes.c_int]
+    lib.batch_load_params.restype = None
+    return lib
 
 
 class NativeBatch:
