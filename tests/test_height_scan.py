@@ -13,6 +13,8 @@ from test_terrain import GO2_ROUGH, SCAN_RAYS, _columns
 from sim2real.tasks.mdp.height_grid import HeightGrid
 from sim2real_deploy.commands import quat_from_euler_xyz
 
+NUM_ENVS = 14  # 2 per terrain type
+
 PLANAR = 1e-4  # [m] a grid cell whose two diagonals give the same heights: h00 + h11 == h10 + h01
 
 
@@ -54,7 +56,7 @@ def test_physics_triangulation_is_what_mujoco_collides_with():
 
 @pytest.fixture(scope="module")
 def scans():
-    """12 Go2s, 2 per terrain type, at random positions and headings on random rows, slightly tilted: the grid term
+    """14 Go2s, 2 per terrain type, at random positions and headings on random rows, slightly tilted: the grid term
     in both triangulations, the RayCaster's scan, the scan points and MuJoCo's physics model."""
     from isaaclab.managers import ObservationTermCfg, SceneEntityCfg
 
@@ -63,11 +65,11 @@ def scans():
     from sim2real.tasks.locomotion.rough_env_cfg import HEIGHT_SCANNER
     from sim2real.tasks.mdp.height_grid import scanner_params
 
-    with task_env(GO2_ROUGH, "env.ray_cast_height_scan=true", num_envs=12) as env:
+    with task_env(GO2_ROUGH, "env.ray_cast_height_scan=true", num_envs=NUM_ENVS) as env:
         base = env.unwrapped
         terrain_cfg = base.scene.terrain.cfg.terrain_generator
         rng = np.random.default_rng(1)
-        columns = [_columns(terrain_cfg, name) for name in terrain_cfg.sub_terrains]  # 6 types
+        columns = [_columns(terrain_cfg, name) for name in terrain_cfg.sub_terrains]  # 7 types
         picks = [(int(rng.integers(terrain_cfg.num_rows)), c) for cs in columns for c in (cs[0], cs[-1])]
         robot = base.scene["robot"]
         pose = robot.data.root_pose_w.torch.clone()
@@ -79,8 +81,8 @@ def scans():
             pose[i, :3] = origins[row, col] + torch.tensor([*rng.uniform(-2.5, 2.5, 2), 0.6])
             pose[i, 3:] = quat
         robot.write_root_pose_to_sim_index(root_pose=pose)
-        robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(12, 6))
-        env.step(torch.zeros(12, 12))
+        robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(NUM_ENVS, 6))
+        env.step(torch.zeros(NUM_ENVS, 12))
         params = {
             **scanner_params(HEIGHT_SCANNER),
             "asset_cfg": SceneEntityCfg("robot", body_names=[ROBOTS["go2"].base_body]),
@@ -96,7 +98,7 @@ def scans():
 
 def test_raycast_triangulation_equals_isaac_labs_ray_caster_on_every_terrain(scans):
     grid, ray_cast, *_ = scans
-    assert grid["raycast"].shape == ray_cast.shape == (12, SCAN_RAYS)
+    assert grid["raycast"].shape == ray_cast.shape == (NUM_ENVS, SCAN_RAYS)
     assert (grid["raycast"] - ray_cast).abs().max() < 1e-3
 
 

@@ -12,6 +12,7 @@ from test_task import DOCS, documented_terms
 GO2_ROUGH = "Sim2Real-Velocity-Rough-Go2-v0"
 NUM_ENVS = 4
 SCAN_RAYS = 17 * 11  # 1.6 m x 1.0 m at 0.1 m
+ANNEALS = ("entropy_anneal", "action_std_anneal")
 
 
 def rough_critic_terms() -> list[tuple[str, int]]:
@@ -61,11 +62,15 @@ def test_rough_go2_trains_the_flat_main_job_recipe():
     rough, flat = load_task(GO2_ROUGH, []), load_task("Sim2Real-Velocity-Flat-Go2-v0", [])
     assert rough.env.rewards.to_dict() == flat.env.rewards.to_dict()
     assert rough.env.events.to_dict() == flat.env.events.to_dict()
-    assert rough.env.curriculum.gait_relax.to_dict() == flat.env.curriculum.gait_relax.to_dict()
-    assert rough.agent.algorithm.to_dict() == flat.agent.algorithm.to_dict()
+    assert rough.env.curriculum.gait_relax.params["weights"] == flat.env.curriculum.gait_relax.params["weights"]
     assert rough.agent.actor.to_dict() == flat.agent.actor.to_dict()
+    assert rough.agent.critic.to_dict() == flat.agent.critic.to_dict()  # the height scan needs no wider critic
     assert rough.agent.symmetry and rough.agent.velocity_estimator
-    assert rough.agent.critic.hidden_dims == [512, 256, 128]  # wider: it reads the height scan
+    # the late stage later: the gait clock relaxes and the noise goes at iteration 1000, not 350
+    algorithm, flat_algorithm = rough.agent.algorithm.to_dict(), flat.agent.algorithm.to_dict()
+    schedules = {key: (1000, 1000 + flat_algorithm[key][1] - flat_algorithm[key][0]) for key in ANNEALS}
+    assert algorithm == {**flat_algorithm, **schedules}
+    assert rough.env.curriculum.gait_relax.params["num_steps"] == 1000 * 24
     # but straight walks (heading commands) for the terrain curriculum's distance rule; flat trains free yaw rates
     command, flat_command = rough.env.commands.base_velocity, flat.env.commands.base_velocity
     assert command.heading_command and command.rel_heading_envs == 1.0 and not flat_command.heading_command
@@ -98,6 +103,22 @@ def test_terrain_level_rises_after_walking_far_and_drops_after_failing(env):
     assert terrain.terrain_levels[ids].tolist() == [4, 2]
     expected = terrain.terrain_origins[terrain.terrain_levels[ids], terrain.terrain_types[ids]]
     assert torch.equal(base.scene.env_origins[ids], expected)  # the next reset spawns there
+
+
+def test_envs_on_the_floor_get_yaw_rate_commands_and_the_rest_steer_to_a_heading(env):
+    base = env.unwrapped
+    term, terrain = base.command_manager.get_term("base_velocity"), base.scene.terrain
+    on_floor = terrain.terrain_types == 0  # column 0 is the floor (test_terrain); 4 envs: columns 0, 2, 5, 7
+    assert on_floor.tolist() == [True, False, False, False] and torch.equal(term.yaw_rate_envs, on_floor)
+    term._resample_command(torch.arange(env.num_envs))
+    assert term.is_heading_env.tolist() == [False, True, True, True]
+    term.is_standing_env[:] = False
+    drawn = term.vel_command_b[:, 2].clone()
+    term.heading_target[:] = base.scene["robot"].data.heading_w.torch + 1.0  # 1 rad to the left of each robot
+    term._update_command()
+    # the floor env keeps its drawn yaw rate; the others turn at stiffness x heading error
+    assert term.vel_command_b[0, 2] == drawn[0]
+    assert term.vel_command_b[1:, 2].tolist() == pytest.approx([0.5] * 3, abs=1e-5)
 
 
 def test_command_ranges_widen_only_while_tracking_is_good(env):

@@ -29,15 +29,10 @@ def generated():
 
 
 def _columns(cfg, name: str) -> list[int]:
-    """Columns of sub-terrain ``name``: one per 1/num_cols of its proportion, in the config's order."""
-    total = sum(sub.proportion for sub in cfg.sub_terrains.values())
-    start = 0.0
-    for key, sub in cfg.sub_terrains.items():
-        share = sub.proportion / total * cfg.num_cols
-        if key == name:
-            return list(range(round(start), round(start + share)))
-        start += share
-    raise KeyError(name)
+    """Columns of sub-terrain ``name`` (the generator lays them out by proportion, in the config's order)."""
+    from sim2real.tasks.mdp.commands import sub_terrain_columns
+
+    return [col for col, sub in enumerate(sub_terrain_columns(cfg)) if sub == name]
 
 
 def _tiles(cfg, tiles: dict, name: str):
@@ -56,13 +51,21 @@ def _band(value_range: tuple[float, float], row: int, rows: int) -> tuple[float,
 def test_every_type_has_its_columns(generated):
     cfg, _ = generated
     assert {name: len(_columns(cfg, name)) for name in cfg.sub_terrains} == {
+        "flat": 1,
         "slope": 1,
         "slope_inv": 1,
         "stairs": 2,
         "stairs_inv": 2,
         "random_rough": 2,
-        "boxes": 2,
+        "boxes": 1,
     }
+    assert _columns(cfg, "flat") == [0] and _columns(cfg, "stairs_inv") == [5, 6]
+
+
+def test_the_floor_is_flat_at_every_difficulty(generated):
+    cfg, tiles = generated
+    rows = list(_tiles(cfg, tiles, "flat"))
+    assert len(rows) == cfg.num_rows and all(np.abs(vertices[:, 2]).max() == 0.0 for _, vertices in rows)
 
 
 @pytest.mark.parametrize("name, sign", [("stairs", 1), ("stairs_inv", -1)])

@@ -3,15 +3,16 @@
 :class:`RoughTerrainCfg` is a mixin put in front of a robot's flat task (``class G1RoughEnvCfg(RoughTerrainCfg,
 G1FlatEnvCfg)``), so a rough variant keeps that robot's rewards, commands and physics and sets only what differs.
 
-- Terrain: Isaac Lab's generator with height-field sub-terrains only (pyramid slopes and stairs, up and down, random
-  rough, boxes), all ``convert_to_heightfield``: Newton then collides one heightfield, which MuJoCo (native C and
-  MuJoCo-Warp alike) collides exactly, where a triangle mesh would collide as convex hulls under MuJoCo's own
-  collision detection. Rows are difficulty levels, columns terrain types.
+- Terrain: Isaac Lab's generator with height-field sub-terrains only (a floor, pyramid slopes and stairs, up and
+  down, random rough, boxes), all ``convert_to_heightfield``: Newton then collides one heightfield, which MuJoCo
+  (native C and MuJoCo-Warp alike) collides exactly, where a triangle mesh would collide as convex hulls under
+  MuJoCo's own collision detection. Rows are difficulty levels, columns terrain types.
 - Terrain curriculum (Isaac Lab's ``terrain_levels_vel``): at reset an env moves a row up if it walked more than half
   a sub-terrain from its origin and a row down if it covered less than half its commanded distance.
 - Command curriculum (``mdp.command_ranges_vel``): commands start at half the robot's ranges and widen by 10% steps
   while velocity tracking is good. Yaw-rate commands come from a heading controller (Isaac Lab's rough tasks), so
-  each command is a straight walk that the terrain curriculum's distance rule can judge.
+  each command is a straight walk that the terrain curriculum's distance rule can judge; on the floor, yaw-rate
+  commands as on flat ground.
 - Height scan: 17 x 11 points on a 1.6 m x 1.0 m grid around the base, yaw-aligned, terrain only, read from the
   physics' height grid (:mod:`~sim2real.tasks.mdp.height_grid`: what the feet collide with, at 1/20 of a ray cast's
   cost); ``ray_cast_height_scan=True`` puts Isaac Lab's ``RayCaster`` back. Always in the critic; in the policy only
@@ -72,6 +73,9 @@ ROUGH_TERRAIN_CFG = TerrainGeneratorCfg(
     curriculum=True,
     use_cache=False,
     sub_terrains={
+        # a floor at every difficulty, first so it is column 0: on the terrain alone, late in training no env walks on
+        # a floor, and the policy walked 18-28 % fast there (docs/tasks.md, session 31)
+        "flat": HfPyramidSlopedTerrainCfg(proportion=0.1, **{**_SLOPES, "slope_range": (0.0, 0.0)}),
         "slope": HfPyramidSlopedTerrainCfg(proportion=0.1, **_SLOPES),
         "slope_inv": HfInvertedPyramidSlopedTerrainCfg(proportion=0.1, **_SLOPES),
         "stairs": HfPyramidStairsTerrainCfg(proportion=0.2, **_STAIRS),
@@ -80,7 +84,7 @@ ROUGH_TERRAIN_CFG = TerrainGeneratorCfg(
             proportion=0.2, noise_range=(0.02, 0.10), noise_step=0.02, border_width=0.25
         ),
         "boxes": HfDiscreteObstaclesTerrainCfg(
-            proportion=0.2,
+            proportion=0.1,  # Isaac Lab: 0.2; the floor's column
             obstacle_height_range=(0.05, 0.2),
             obstacle_width_range=(0.4, 1.6),
             num_obstacles=40,
@@ -191,6 +195,9 @@ class RoughTerrainCfg:
         command.heading_control_stiffness = 0.5
         command.rel_heading_envs = 1.0
         command.ranges.heading = (-math.pi, math.pi)
+        # on the floor the flat task's yaw-rate commands: sustained turns, which a heading controller rarely holds, and
+        # no distance rule to serve (every row is the same floor)
+        command.yaw_rate_terrains = ("flat",)
 
     def apply_robot(self, spec: RobotSpec) -> None:
         super().apply_robot(spec)
