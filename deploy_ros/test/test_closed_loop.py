@@ -22,6 +22,7 @@ CONFIG = PACKAGE / "config"
 SHIPPED_POLICY = Path(os.environ.get("SIM2REAL_POLICY", REPO / "assets/policies/go2_flat/policy.onnx")).resolve()
 # SIM2REAL_G1_POLICY=path likewise for the G1
 G1_POLICY = Path(os.environ.get("SIM2REAL_G1_POLICY", REPO / "assets/policies/g1_flat/policy.onnx")).resolve()
+ROUGH_POLICY = REPO / "assets/policies/go2_rough/policy.onnx"
 REACH_POLICY = REPO / "assets/policies/panda_reach/policy.onnx"
 LIFT_POLICY = REPO / "assets/policies/panda_lift/policy.onnx"
 STAND_TIME = 1.0
@@ -114,14 +115,15 @@ def test_fixture_policy_closed_loop(ros_context, fixture_policy, joint_limits, t
         assert_in_limits(probe.targets, joint_limits, OUTPUT_ORDER)
 
 
-@pytest.mark.parametrize("robot", ["go2", "g1"])
+@pytest.mark.parametrize("robot", ["go2", "g1", "go2_rough"])
 def test_shipped_policy_walks(ros_context, tmp_path, robot):
     """The trained walking policy soft-starts, walks forward on cmd_vel with its base upright (above a quarter of the
     way from its fall height to its standing height, the robot's own rule from the metadata) and stops on a zero
     command; every target stays inside the joint limits."""
     from sim2real_deploy.policy_file import read_metadata
 
-    policy = {"go2": SHIPPED_POLICY, "g1": G1_POLICY}[robot]
+    policy = {"go2": SHIPPED_POLICY, "g1": G1_POLICY, "go2_rough": ROUGH_POLICY}[robot]
+    robot = robot.removesuffix("_rough")  # the rough policy runs on the same robot, with the same parameters
     if not policy.is_file():
         pytest.xfail(f"shipped policy {policy} not exported yet (train and export the {robot} flat policy first)")
     meta = read_metadata(policy)
