@@ -64,7 +64,7 @@ def test_rough_go2_trains_the_flat_main_job_recipe():
     assert rough.env.events.to_dict() == flat.env.events.to_dict()
     assert rough.env.curriculum.gait_relax.params["weights"] == flat.env.curriculum.gait_relax.params["weights"]
     assert rough.agent.actor.to_dict() == flat.agent.actor.to_dict()
-    assert rough.agent.critic.to_dict() == flat.agent.critic.to_dict()  # the height scan needs no wider critic
+    assert rough.agent.critic.to_dict() == flat.agent.critic.to_dict()  # session 31: widths not told apart
     assert rough.agent.symmetry and rough.agent.velocity_estimator
     # the late stage later: the gait clock relaxes and the noise goes at iteration 1000, not 350
     algorithm, flat_algorithm = rough.agent.algorithm.to_dict(), flat.agent.algorithm.to_dict()
@@ -119,6 +119,13 @@ def test_envs_on_the_floor_get_yaw_rate_commands_and_the_rest_steer_to_a_heading
     # the floor env keeps its drawn yaw rate; the others turn at stiffness x heading error
     assert term.vel_command_b[0, 2] == drawn[0]
     assert term.vel_command_b[1:, 2].tolist() == pytest.approx([0.5] * 3, abs=1e-5)
+
+
+def test_an_unknown_yaw_rate_terrain_is_a_clear_error():
+    from sim2real.config import ConfigError, load_task
+
+    with pytest.raises(ConfigError, match="no sub-terrain 'lava'; sub-terrains: flat, slope"):
+        load_task(GO2_ROUGH, ["env.commands.base_velocity.yaw_rate_terrains=[flat,lava]"])
 
 
 def test_command_ranges_widen_only_while_tracking_is_good(env):
