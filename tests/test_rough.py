@@ -126,6 +126,8 @@ def test_an_unknown_yaw_rate_terrain_is_a_clear_error():
 
     with pytest.raises(ConfigError, match="no sub-terrain 'lava'; sub-terrains: flat, slope"):
         load_task(GO2_ROUGH, ["env.commands.base_velocity.yaw_rate_terrains=[flat,lava]"])
+    with pytest.raises(ConfigError, match="no sub-terrain 'flat'; sub-terrains: none"):  # a flat task has no terrain
+        load_task("Sim2Real-Velocity-Flat-Go2-v0", ["env.commands.base_velocity.yaw_rate_terrains=[flat]"])
 
 
 def test_command_ranges_widen_only_while_tracking_is_good(env):

@@ -207,14 +207,6 @@ class RoughTerrainCfg:
     def finalize(self) -> None:
         """Apply what depends on overridable fields and on the physics preset (called by ``load_task``)."""
         super().finalize()
-        sub_terrains = self.scene.terrain.terrain_generator.sub_terrains
-        if unknown := sorted(set(self.commands.base_velocity.yaw_rate_terrains) - set(sub_terrains)):
-            from sim2real.config import ConfigError
-
-            raise ConfigError(
-                f"env.commands.base_velocity.yaw_rate_terrains: no sub-terrain {unknown[0]!r}; "
-                f"sub-terrains: {', '.join(sub_terrains)}"
-            )
         ray_cast = self.ray_cast_height_scan
         self.observations.critic.height_scan = height_scan_term(ray_cast=ray_cast)
         if self.height_scan_in_policy and self.observations.policy.height_scan is None:

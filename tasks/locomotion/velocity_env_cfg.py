@@ -327,6 +327,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         """What depends on overridable fields, applied after the overrides (``sim2real.config.load_task``).
         Override in task cfg (and call super)."""
         self._hold_joints()
+        self._check_yaw_rate_terrains()
         if self.gait_period > 0:
             self._add_gait_clock()
         else:
@@ -337,6 +338,19 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             without = [name for name in CLOCK_ONLY if getattr(self, name) != _field_default(self, name)]
             if without:
                 raise ConfigError(f"env.{', env.'.join(without)} need env.gait_period > 0")
+
+    def _check_yaw_rate_terrains(self) -> None:
+        """The command's ``yaw_rate_terrains`` name sub-terrains of this scene's generated terrain."""
+        names = self.commands.base_velocity.yaw_rate_terrains
+        terrain = getattr(self.scene, "terrain", None)
+        sub_terrains = list(terrain.terrain_generator.sub_terrains) if terrain and terrain.terrain_generator else []
+        if unknown := sorted(set(names) - set(sub_terrains)):
+            from sim2real.config import ConfigError
+
+            raise ConfigError(
+                f"env.commands.base_velocity.yaw_rate_terrains: no sub-terrain {unknown[0]!r}; "
+                f"sub-terrains: {', '.join(sub_terrains) or 'none (no generated terrain)'}"
+            )
 
     def _hold_joints(self) -> None:
         """The action commands every robot joint but the ``held_joints``."""
