@@ -3,8 +3,9 @@ whatever the friction. The nominal check runs at the robot MJCF's own foot frict
 training range); a 0.36 grade needs 0.36 just to stand on, so a steep slope there is near the friction limit.
 
     .venv/bin/python benchmarks/terrain_friction.py assets/policies/go2_rough/policy.onnx \
-        --terrain assets/terrain/go2_rough.npz --tiles slope_0.9,slope_inv_0.9,stairs_inv_0.9 \
-        --friction 0.4 0.6 0.8 1.0 --out docs/terrain_friction_go2_rough.json
+        --terrain assets/terrain/go2_rough.npz --tiles slope_0.9,slope_inv_0.9,stairs_inv_0.9,stairs_0.9 \
+        --friction 0.4 0.5 0.6 0.8 1.0 --out docs/terrain_friction_go2_rough.json
+    (and --friction 0.4 0.6 0.8 1.0 --randomize --out docs/terrain_friction_go2_rough_randomized.json)
 
 Each friction is one nominal episode per tile, every other parameter the MJCF's (deterministic); ``--randomize``
 runs the randomised check's episodes instead, everything but the friction perturbed as there.
@@ -33,6 +34,11 @@ def sweep(policy: str, terrain: str, tiles: list[str] | None, frictions: list[fl
     return rows
 
 
+def _cell(tile: dict) -> str:
+    verdict = "pass" if tile["passed"] else "FAIL"
+    return f"{100 * (tile['speed_ratio'] or 0):>18.0f} % {tile['survival_rate']:>6.0%} {verdict:>5}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("policy", help="exported policy (.onnx)")
@@ -45,11 +51,9 @@ def main() -> None:
     tiles = args.tiles.split(",") if args.tiles else None
     rows = sweep(args.policy, args.terrain, tiles, args.friction, args.randomize)
     names = [t["tile"] for t in rows[0]["tiles"]]
-    print("friction " + "".join(f"{name:>16}" for name in names))
+    print("friction " + "".join(f"{name + ' (speed, survival)':>34}" for name in names))
     for row in rows:
-        cells = "".join(
-            f"{100 * (t['speed_ratio'] or 0):>9.0f} % {'pass' if t['passed'] else 'FAIL':>4}" for t in row["tiles"]
-        )
+        cells = "".join(_cell(t) for t in row["tiles"])
         print(f"{row['friction']:>8} {cells}")
     if args.out:
         result = {"policy": args.policy, "terrain": args.terrain, "randomize": args.randomize, "rows": rows}
