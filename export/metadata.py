@@ -240,6 +240,8 @@ def _plain_term(term: Mapping[str, Any]) -> dict[str, Any]:
         plain["params"] = {str(k): float(v) for k, v in term["params"].items()}
     if int(term.get("history", 1)) > 1:
         plain["history"] = int(term["history"])
+    if "points" in term:
+        plain["points"] = [[float(x), float(y)] for x, y in term["points"]]
     return plain
 
 

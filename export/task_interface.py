@@ -95,7 +95,14 @@ def dims(env_cfg: Any) -> Dims:
     _, kind, _ = command_term(env_cfg)
     n, commanded = len(robot.joint_names), len(action_joints(env_cfg))
     gripper = len(robot.gripper_joints) if "gripper" in action_terms(env_cfg) else 0
-    return Dims(n, commands=len(interface(kind).fields), actions=commanded + (1 if gripper else 0), gripper=gripper)
+    scan = getattr(env_cfg.observations.policy, "height_scan", None)
+    return Dims(
+        n,
+        commands=len(interface(kind).fields),
+        actions=commanded + (1 if gripper else 0),
+        gripper=gripper,
+        scan=0 if scan is None else len(scan_points(scan)),
+    )
 
 
 def action_joints(env_cfg: Any) -> list[str]:
@@ -124,8 +131,19 @@ def policy_terms(env_cfg: Any) -> list[dict]:
             if term(name).params:  # e.g. the gait clock's period: the robot side computes the term from it
                 entry["params"] = {key: cfg.params[key] for key in term(name).params}
                 entry["params"].update({key: cfg.params[key] for key, _ in term(name).optional if key in cfg.params})
+            if name == "height_scan":
+                entry["points"] = scan_points(cfg)
             terms.append(entry)
     return terms
+
+
+def scan_points(cfg: Any) -> list[list[float]]:
+    """A grid height scan's points, (x, y) in the base's yaw frame, in its output order (``height_scan_grid``)."""
+    from sim2real.tasks.mdp.height_grid import scan_points as grid_points
+
+    if "pattern_cfg" not in cfg.params:
+        raise ValueError("only the grid height scan exports (env.ray_cast_height_scan=false)")
+    return grid_points(cfg.params).tolist()
 
 
 def _history(group: Any, cfg: Any) -> int:

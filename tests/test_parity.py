@@ -139,3 +139,56 @@ def test_observation_history_parity():
             actions = torch.randn(NUM_ENVS, env.num_actions)
             obs = env.step(actions)[0]
         assert obs["policy"].shape[1] == 3 * sum(t["size"] for t in terms)
+
+
+def test_height_scan_parity():
+    """A perceptive rough Go2: the robot side, given the ground under the exported scan points (placed with the base's
+    measured pose, heights from the physics' terrain), builds Isaac Lab's policy input tick by tick: 5 frames of
+    every flat term and the latest scan only. Env 1 is moved astride the steps of a stairs terrain after its reset."""
+    from test_terrain import GO2_ROUGH, _stairs_terrain
+
+    def configure(run):
+        _stairs_terrain(run)
+        captured["run"] = run
+
+    overrides = ("env.observations.policy.enable_corruption=false", "env.height_scan_in_policy=true")
+    captured = {}
+    with task_env(GO2_ROUGH, *overrides, num_envs=NUM_ENVS, configure=configure) as env:
+        run, base = captured["run"], env.unwrapped
+        spec = ROBOTS[run.env.robot]
+        meta = PolicyMetadata(task_interface(GO2_ROUGH, run.env, run.agent.clip_actions))
+        points = meta.scan_points
+        assert points.shape == (187, 2) and {t.get("history", 1) for t in meta.observations} == {5, 1}
+        build = [ObservationBuilder.from_metadata(meta) for _ in range(NUM_ENVS)]  # one history per robot
+        obs, _ = env.reset()
+        actions, scans = torch.zeros(NUM_ENVS, env.num_actions), []
+        torch.manual_seed(0)
+        for tick in range(4):
+            command = base.command_manager.get_command("base_velocity").double().numpy()
+            for e in range(NUM_ENVS):
+                state = measured_state(env, spec, e)
+                state.ground_b = ground_below(base, e, points)
+                robot_side = build[e](state, command[e], actions[e].double().numpy(), tick=tick)
+                np.testing.assert_allclose(robot_side, obs["policy"][e].numpy(), atol=1e-5, err_msg=f"{tick}, {e}")
+                scans.append(robot_side[-len(points) :])
+            if tick == 0:
+                robot = base.scene["robot"]
+                pose = robot.data.root_pose_w.torch.clone()
+                pose[1, :3] = torch.tensor([-1.5, 0.3, 0.52])  # the scan spans three steps on the -x side
+                robot.write_root_pose_to_sim_index(root_pose=pose)
+            actions = torch.randn(NUM_ENVS, env.num_actions)
+            obs = env.step(actions)[0]
+        assert max(np.ptp(scan) for scan in scans) > 0.2  # not only floors: the term sees the terrain's shape
+
+
+def ground_below(env, e: int, points: np.ndarray) -> np.ndarray:
+    """Ground minus base height at ``points`` (x, y in the base's yaw frame) around env ``e``'s measured base pose."""
+    from sim2real.tasks.mdp.height_grid import ground_height
+
+    data = env.scene["robot"].data
+    pos, quat = data.root_pos_w.torch[e].double().numpy(), data.root_quat_w.torch[e].double().numpy()
+    rot = rotation_matrix(quat[[3, 0, 1, 2]])
+    yaw = np.arctan2(rot[1, 0], rot[0, 0])
+    c, s = np.cos(yaw), np.sin(yaw)
+    xy = pos[:2] + points @ np.array([[c, s], [-s, c]])
+    return ground_height(env, torch.as_tensor(xy)).double().numpy() - pos[2]

@@ -63,6 +63,31 @@ def test_the_heightfield_is_the_tile_and_the_ground_lookup_is_what_mujoco_collid
     assert ground(x, y) == pytest.approx(tile.z[i, j] - tile.origin[2], abs=1e-6)
 
 
+def test_a_perceptive_policys_scan_is_the_ground_mujoco_collides_with_around_the_turned_base():
+    """The terrain check's height map for a policy with a ``height_scan`` term: the exported points turned with the
+    base's yaw, each the ground height there (MuJoCo's ray cast on the heightfield) minus the base height."""
+    from sim2real_deploy.policy_file import read_metadata, validate_metadata
+    from sim2real_deploy.sim2sim.run import _robot
+
+    raw = json.loads(json.dumps(read_metadata(ROUGH).raw))
+    points = np.stack(np.meshgrid(np.arange(-0.8, 0.81, 0.1), np.arange(-0.5, 0.51, 0.1)), -1).reshape(-1, 2)
+    scan = {"name": "height_scan", "size": len(points), "scale": 1.0, "clip": [-1.0, 1.0], "params": {"offset": 0.5}}
+    raw["observations"].append({**scan, "points": points.tolist()})
+    meta = validate_metadata(raw)
+    robot = _robot(meta, Sim2SimConfig(terrain=str(TILES), terrain_tile="stairs_0.9"))
+    base, yaw = np.array([1.3, -0.4, 0.35]), 0.6  # astride the steps down from the platform, turned
+    robot.data.qpos[robot.base_qpos : robot.base_qpos + 7] = [*base, np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
+    mujoco.mj_forward(robot.model, robot.data)
+    state = robot.state()
+    rot = np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+    hfield, below = robot.model.geom(HFIELD).id, []
+    for x, y in base[:2] + points @ rot.T:  # the terrain only: the robot's own geoms are under some points
+        down = mujoco.mj_rayHfield(robot.model, robot.data, hfield, np.array([x, y, 5.0]), np.array([0, 0, -1.0]))
+        below.append(5.0 - down - base[2])
+    np.testing.assert_allclose(state.ground_b, below, atol=2e-4)
+    assert np.ptp(state.ground_b) > 0.2  # the scan spans steps
+
+
 def test_walking_down_stairs_is_no_fall_and_the_robot_starts_on_the_ground():
     """The shipped flat policy walks down the 7 cm stairs: its base ends lower in the world than a fall height below
     its start, yet never comes within the fall height of the ground under it (a world-z rule would call that a fall)."""

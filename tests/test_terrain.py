@@ -200,7 +200,7 @@ def test_height_scan_matches_a_known_heightfield_and_the_robot_stands_on_it():
         assert torch.allclose(mdp.height_above_ground(base, base_pos)[0], base_pos[0, 2] - top, atol=2e-3)
         lowered = mdp.base_height_above_ground_l2(base, target_height=base_pos[0, 2].item())[0]
         assert torch.isclose(lowered, torch.tensor(top**2), atol=2e-3)  # world z would score 0
-        assert obs["policy"].shape == (2, 5 * (47 + SCAN_RAYS))  # the main job's 5-step history, scans included
+        assert obs["policy"].shape == (2, 5 * 47 + SCAN_RAYS)  # the main job's 5-step history, the latest scan only
         assert (obs["policy"][:, -SCAN_RAYS:] - scan).abs().max() <= 0.1 + 1e-5
         # contacts with the heightfield hold the robot up: 1 s with zero actions on the platform, all four feet
         # touching in every step of the second half (a 1 cm MuJoCo gap once made them float and flicker)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
@@ -19,6 +20,9 @@ import numpy as np
 from sim2real_deploy.actuators import Actuator
 from sim2real_deploy.observations import RobotState
 from sim2real_deploy.policy_file import JOINT_DYNAMICS_KEYS, PolicyFileError, PolicyMetadata
+
+if TYPE_CHECKING:
+    from sim2real_deploy.sim2sim.terrain import TerrainGround
 
 
 class RobotModelError(PolicyFileError):
@@ -154,7 +158,8 @@ class MujocoRobot:
         self.nominal_friction = model.geom_friction[:, 0].copy()
         self.nominal_joint_dynamics = {key: getattr(model, f)[self.dof_adr].copy() for key, f in DOF_FIELDS.items()}
         self.nominal_base_mass = float(model.body_mass[self.base_body]) if self.base_body is not None else 0.0
-        self.ground: Callable[[float, float], float] | None = None  # terrain height under (x, y); None: z = 0
+        self.ground: TerrainGround | None = None  # terrain height under (x, y); None: the floor at z = 0
+        self.scan_points = meta.scan_points  # where a perceptive policy samples the ground; None: blind
         self.reset_counters()
 
     @classmethod
@@ -323,7 +328,19 @@ class MujocoRobot:
         if self.base_qpos is None:
             return RobotState(self.q.copy(), self.qd.copy())
         # gravity from the rotation matrix, as training's projected_gravity does (the quaternion gives the same)
-        return RobotState(self.q.copy(), self.qd.copy(), self.base_gyro, self.base_rot.T @ np.array([0.0, 0, -1]))
+        state = RobotState(self.q.copy(), self.qd.copy(), self.base_gyro, self.base_rot.T @ np.array([0.0, 0, -1]))
+        if self.scan_points is not None:
+            state.ground_b = self.ground_below_scan()
+        return state
+
+    def ground_below_scan(self) -> np.ndarray:
+        """Ground height minus base height at the policy's scan points (x, y in the base's yaw frame): the exact
+        height map a perceptive policy reads, as training's ``height_scan_grid`` samples the physics' terrain."""
+        x, y, z = self.data.qpos[self.base_qpos : self.base_qpos + 3]
+        c, s = np.cos(self.yaw()), np.sin(self.yaw())
+        px, py = self.scan_points.T
+        wx, wy = x + c * px - s * py, y + s * px + c * py
+        return (self.ground.heights(wx, wy) if self.ground is not None else np.zeros_like(wx)) - z
 
     def measured_velocity(self) -> np.ndarray:
         """(vx, vy) in the yaw-aligned frame and the yaw rate: what the commands ask for, free of pitch/roll."""

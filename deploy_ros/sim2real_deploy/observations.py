@@ -32,6 +32,9 @@ class RobotState:
     gravity_b: np.ndarray | None = None  # unit gravity direction in the base frame (IMU orientation)
     gripper_pos: np.ndarray | None = None  # finger joint positions [m]
     object_pos_b: np.ndarray | None = None  # object position in the base frame [m] (perception)
+    # ground height minus base height [m] at each of the policy's scan points (``scan_points``: x, y in the base's
+    # yaw frame), sampled from a height map (perception)
+    ground_b: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Dims:
     commands: int
     actions: int
     gripper: int = 0
+    scan: int = 0  # points of a height scan
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,11 @@ def _gait_phase(x: Inputs, period: float, still_below: float = 0.0) -> np.ndarra
     return np.array([np.sin(angle), np.cos(angle)])
 
 
+def _height_scan(x: Inputs, offset: float) -> np.ndarray | None:
+    """Base height above the ground at each scan point less ``offset``, as training's ``height_scan_grid``."""
+    return None if x.state.ground_b is None else -x.state.ground_b - offset
+
+
 def _ee_pose_error(x: Inputs) -> np.ndarray | None:
     """Target (the pose command: position, quaternion x y z w) minus the hand's pose by forward kinematics."""
     if x.ee_chain is None:
@@ -115,6 +124,7 @@ TERMS: dict[str, Term] = {
     "object_position": Term(3, lambda x: x.state.object_pos_b),
     "object_to_grasp_point": Term(3, _object_to_grasp_point),
     "gait_phase": Term(2, _gait_phase, params=("period",), optional=(("still_below", 0.0),)),
+    "height_scan": Term("scan", _height_scan, params=("offset",)),
 }
 
 
@@ -126,6 +136,18 @@ def term(name: str) -> Term:
     if name not in TERMS:
         raise ObservationError(f"observation term {name!r} has no robot-side code (known: {sorted(TERMS)})")
     return TERMS[name]
+
+
+def scan_points(terms: Sequence[Mapping[str, Any]]) -> np.ndarray | None:
+    """(x, y) [m] of the height scan's points in the base's yaw frame (gravity-aligned, heading with the base), in
+    input order: where a height map is sampled for ``RobotState.ground_b``. None: the policy reads no height map."""
+    entry = next((entry for entry in terms if entry["name"] == "height_scan"), None)
+    if entry is None:
+        return None
+    points = np.asarray(entry.get("points", ()), dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != 2 or not np.isfinite(points).all():
+        raise ObservationError("observation term 'height_scan' needs 'points': a list of finite (x, y) pairs")
+    return points
 
 
 def frames(entry: Mapping[str, Any]) -> int:

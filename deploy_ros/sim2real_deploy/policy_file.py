@@ -19,7 +19,7 @@ import numpy as np
 from sim2real_deploy.actuators import MODELS as ACTUATOR_MODELS
 from sim2real_deploy.commands import interface
 from sim2real_deploy.kinematics import EndEffectorChain
-from sim2real_deploy.observations import Dims, check_terms, frames
+from sim2real_deploy.observations import Dims, check_terms, frames, scan_points
 
 SCHEMA_VERSION = 2
 METADATA_KEY = "sim2real"
@@ -149,6 +149,11 @@ class PolicyMetadata:
         return list(self.raw["observations"])
 
     @property
+    def scan_points(self) -> np.ndarray | None:
+        """Where the policy samples its height map (x, y in the base's yaw frame); None for a blind policy."""
+        return scan_points(self.raw["observations"])
+
+    @property
     def obs_dim(self) -> int:
         return sum(int(term["size"]) * frames(term) for term in self.raw["observations"])
 
@@ -253,7 +258,9 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         if gripper and not (len(gripper["open"]) == len(gripper["closed"]) == fingers > 0 and gripper["speed"] > 0):
             raise ValueError("'action.gripper' needs joints with one open and one closed position each, speed > 0")
         commanded = _commanded_joints(meta)
-        dims = Dims(n, len(commands["names"]), commanded + (1 if gripper else 0), gripper=fingers)
+        points = scan_points(meta["observations"])
+        scan = 0 if points is None else len(points)
+        dims = Dims(n, len(commands["names"]), commanded + (1 if gripper else 0), gripper=fingers, scan=scan)
         check_terms(meta["observations"], dims, commands["interface"])
         _check_arm_kinematics(meta)
         _check_numbers(meta)

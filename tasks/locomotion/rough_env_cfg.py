@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from isaaclab.managers import CurriculumTermCfg as CurrTerm
+from isaaclab.managers import ObservationGroupCfg as ObsGroup
 from isaaclab.managers import ObservationTermCfg as ObsTerm
 from isaaclab.managers import SceneEntityCfg
 from isaaclab.managers import TerminationTermCfg as DoneTerm
@@ -130,9 +131,9 @@ def height_scan_term(noise: float = 0.0, ray_cast: bool = False) -> ObsTerm:
     """Base height above the terrain at each scan point minus 0.5 m [m], clipped to +-1 m (Isaac Lab's term and
     offset): from the physics' height grid, or with ``ray_cast`` from the ``height_scanner`` sensor."""
     if ray_cast:
-        func, params = mdp.height_scan, {"sensor_cfg": SceneEntityCfg("height_scanner")}
+        func, params = mdp.height_scan, {"sensor_cfg": SceneEntityCfg("height_scanner"), "offset": 0.5}
     else:  # the base body is set by apply_robot
-        params = {**mdp.scanner_params(HEIGHT_SCANNER), "asset_cfg": SceneEntityCfg("robot")}
+        params = {**mdp.scanner_params(HEIGHT_SCANNER), "asset_cfg": SceneEntityCfg("robot"), "offset": 0.5}
         func = mdp.height_scan_grid
     return ObsTerm(func=func, params=params, noise=Unoise(n_min=-noise, n_max=noise) if noise else None, clip=(-1, 1))
 
@@ -211,6 +212,7 @@ class RoughTerrainCfg:
         self.observations.critic.height_scan = height_scan_term(ray_cast=ray_cast)
         if self.height_scan_in_policy and self.observations.policy.height_scan is None:
             self.observations.policy.height_scan = height_scan_term(noise=0.1, ray_cast=ray_cast)
+            _only_latest(self.observations.policy, "height_scan")
         for group in (self.observations.critic, self.observations.policy):
             if group.height_scan is not None and "asset_cfg" in group.height_scan.params:
                 group.height_scan.params["asset_cfg"].body_names = [ROBOTS[self.robot].base_body]
@@ -221,3 +223,16 @@ class RoughTerrainCfg:
         solver = self.sim.physics.solver_cfg
         solver.nconmax = max(solver.nconmax, NCONMAX)
         solver.njmax = max(solver.njmax, NJMAX)
+
+
+def _only_latest(group: ObsGroup, name: str) -> None:
+    """The group's history for every term but ``name``, which gives its latest value only (Isaac Lab's rough policy
+    reads one scan; five would make the policy's input 2.8x as wide). Isaac Lab copies a group's ``history_length``
+    into every term, so the group's moves into each term's own."""
+    if not group.history_length:
+        return
+    for term_name, term in vars(group).items():
+        if isinstance(term, ObsTerm):
+            term.history_length = 0 if term_name == name else group.history_length
+            term.flatten_history_dim = group.flatten_history_dim
+    group.history_length = None

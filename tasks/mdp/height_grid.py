@@ -124,6 +124,14 @@ def scanner_params(scanner: RayCasterCfg) -> dict:
     return {"pattern_cfg": scanner.pattern_cfg, "offset_xy": tuple(scanner.offset.pos[:2])}
 
 
+def scan_points(params: dict, device: str = "cpu") -> torch.Tensor:
+    """(x, y) [m] of :class:`height_scan_grid`'s points in the base's yaw frame, in output order: the pattern's ray
+    starts shifted by ``offset_xy`` (exported, so the robot side samples its height map at the same points)."""
+    pattern = params["pattern_cfg"]
+    starts, _ = pattern.func(pattern, device)
+    return starts[:, :2] + torch.tensor(params.get("offset_xy", (0.0, 0.0)), device=device)
+
+
 class height_scan_grid(ManagerTermBase):
     """Isaac Lab's ``height_scan`` (base height above the terrain at each point of a yaw-aligned ray-caster pattern,
     minus ``offset``) from the physics' height grid. ``pattern_cfg`` and ``offset_xy`` are those of the
@@ -132,13 +140,11 @@ class height_scan_grid(ManagerTermBase):
 
     def __init__(self, cfg: ObservationTermCfg, env: ManagerBasedRLEnv):
         super().__init__(cfg, env)
-        pattern = cfg.params["pattern_cfg"]
         grid = terrain_grid(env)
         if grid is None:
             raise ValueError("height_scan_grid reads generated terrain; this scene has none")
         self.grid = grid
-        starts, _ = pattern.func(pattern, env.device)
-        self.local_xy = starts[:, :2] + torch.tensor(cfg.params.get("offset_xy", (0.0, 0.0)), device=env.device)
+        self.local_xy = scan_points(cfg.params, env.device)
         asset_cfg: SceneEntityCfg = cfg.params["asset_cfg"]
         asset = env.scene[asset_cfg.name]
         self.asset, self.body = asset, asset.find_bodies(asset_cfg.body_names)[0][0]

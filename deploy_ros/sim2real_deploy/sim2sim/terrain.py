@@ -94,11 +94,14 @@ class TerrainGround:
         self.spacing = tile.spacing
 
     def __call__(self, x: float, y: float) -> float:
+        return float(self.heights(np.array([x]), np.array([y]))[0])
+
+    def heights(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The heights under many points at once (a height scan)."""
         nx, ny = self.z.shape
         u, v = (x - self.x0) / self.spacing, (y - self.y0) / self.spacing
-        i, j = int(np.clip(np.floor(u), 0, nx - 2)), int(np.clip(np.floor(v), 0, ny - 2))
-        fx, fy = float(np.clip(u - i, 0, 1)), float(np.clip(v - j, 0, 1))
+        i, j = np.clip(np.floor(u), 0, nx - 2).astype(int), np.clip(np.floor(v), 0, ny - 2).astype(int)
+        fx, fy = np.clip(u - i, 0, 1), np.clip(v - j, 0, 1)
         h00, h10, h01, h11 = self.z[i, j], self.z[i + 1, j], self.z[i, j + 1], self.z[i + 1, j + 1]
-        if fx >= fy:  # below the (x0, y0)-(x1, y1) diagonal
-            return float(h00 + fx * (h10 - h00) + fy * (h11 - h10))
-        return float(h00 + fy * (h01 - h00) + fx * (h11 - h01))
+        below = h00 + fx * (h10 - h00) + fy * (h11 - h10)  # fx >= fy: below the (x0, y0)-(x1, y1) diagonal
+        return np.where(fx >= fy, below, h00 + fy * (h01 - h00) + fx * (h11 - h01))
