@@ -59,6 +59,7 @@ def _command_params(spec: RobotSpec) -> str:
     return f"""\
     cmd_timeout: 0.5  # [s] a cmd_vel older than this counts as zero
     max_tilt: {round(NODE_TILT_FRACTION * spec.fall_tilt, 2)!r}  # [rad] beyond it the robot is falling -> DAMPING
+    height_map_timeout: 0.2  # [s] perceptive policies: ground_heights older than this while RUNNING are a fault
 """
 
 

@@ -6,7 +6,8 @@ Keeping this file free of rclpy makes every safety rule unit-testable with a fak
 
 Modes: WAITING -> STANDING -> RUNNING, and DAMPING from anywhere; see ``docs/deploy_ros.md``. A grasping arm policy
 (``action.gripper``) also commands the hand (:attr:`PolicyController.gripper_target`) and reads the object's position
-from perception (:meth:`PolicyController.set_object_position`).
+from perception (:meth:`PolicyController.set_object_position`); a perceptive legged policy reads the ground around it
+(:meth:`PolicyController.set_ground_heights`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,30 @@ class ControllerConfig:
     reading_margin: float = 0.1  # [rad] a joint reading this far outside its limits is a fault (a glitch)
     output_joint_names: list[str] = field(default_factory=list)  # target order; empty = policy order
     object_timeout: float = 0.5  # [s] an object position older than this is a fault while RUNNING (perception rate)
+    height_map_timeout: float = 0.2  # [s] ground heights older than this are a fault while RUNNING (a mapping rate)
+
+
+@dataclass
+class Perceived:
+    """An input from perception that only the policy reads (so only RUNNING needs it): the latest value, its receive
+    time, and why it cannot drive the policy now."""
+
+    topic: str
+    size: int
+    timeout: float
+    value: np.ndarray | None = None
+    time: float = -math.inf
+
+    def fault(self, now: float) -> str | None:
+        if self.value is None:
+            return f"no {self.topic} yet"
+        if now - self.time > self.timeout:
+            return f"{self.topic} stale ({now - self.time:.3f} s > {self.timeout} s)"
+        if self.value.shape != (self.size,):
+            return f"{self.topic} has {self.value.size} values, the policy reads {self.size}"
+        if not np.all(np.isfinite(self.value)):
+            return f"{self.topic} has NaN/inf"
+        return None
 
 
 @dataclass
@@ -94,7 +119,8 @@ class PolicyController:
         self.joint_names = metadata.joint_names
         gripper = metadata.gripper
         self.finger_names: list[str] = list(gripper["joints"]) if gripper else []
-        self.needs_object = any(t["name"] in OBJECT_TERMS for t in metadata.observations)
+        self.perceived = self._perceived_inputs(metadata)
+        self.needs_object = "object_pose" in self.perceived
         self.default_pos = metadata.joint_array("default_joint_pos")
         limits = metadata.joint_array("joint_pos_limits")
         self.pos_lo = limits[:, 0] + self.config.joint_limit_margin
@@ -119,8 +145,6 @@ class PolicyController:
         self.imu_fault: str | None = None
         self.imu_time = -math.inf
         self.finger_q: np.ndarray | None = None  # gripper.joints order
-        self.object_pos: np.ndarray | None = None  # base frame, from perception
-        self.object_time = -math.inf
         # the operator's command in interface field order; a setpoint interface has none until the first one
         self.cmd_raw: np.ndarray | None = None if self.interface.setpoint else np.zeros(len(self.interface.fields))
         self.cmd_time = -math.inf
@@ -161,6 +185,7 @@ class PolicyController:
             "target_rate_fraction": c.target_rate_fraction,
             "damping_rate": c.damping_rate,
             "object_timeout": c.object_timeout,
+            "height_map_timeout": c.height_map_timeout,
         }
         bad = [k for k, v in rates.items() if not (math.isfinite(v) and v > 0)]
         if not (math.isfinite(c.max_target_rate) and c.max_target_rate >= 0):
@@ -241,23 +266,38 @@ class PolicyController:
         x, y, z, w = quat / norm
         self.gyro, self.gravity, self.imu_fault = omega, projected_gravity(np.array([w, x, y, z])), None
 
+    def _perceived_inputs(self, meta: PolicyMetadata) -> dict[str, Perceived]:
+        """The perception inputs the policy's terms read, by topic."""
+        names, points = {t["name"] for t in meta.observations}, meta.scan_points
+        inputs = {}
+        if names & OBJECT_TERMS:
+            inputs["object_pose"] = Perceived("object_pose", 3, self.config.object_timeout)
+        if points is not None:
+            inputs["ground_heights"] = Perceived("ground_heights", len(points), self.config.height_map_timeout)
+        return inputs
+
     def set_object_position(self, position: Sequence[float], now: float) -> None:
         """The object's position in the base frame, from perception (grasping policies)."""
-        self.object_pos, self.object_time = np.asarray(position, dtype=np.float64), now
-        if self.mode == Mode.RUNNING and not np.all(np.isfinite(self.object_pos)):  # only the policy reads it
-            self._latch("object_pose has NaN/inf")
+        self._perceive("object_pose", position, now)
 
-    def _object_fault(self, now: float) -> str | None:
-        """Why the object position cannot drive the policy now (missing, stale or non-finite), or None."""
-        if not self.needs_object:
-            return None
-        if self.object_pos is None:
-            return "no object_pose yet"
-        if now - self.object_time > self.config.object_timeout:
-            return f"object_pose stale ({now - self.object_time:.3f} s > {self.config.object_timeout} s)"
-        if not np.all(np.isfinite(self.object_pos)):
-            return "object_pose has NaN/inf"
-        return None
+    def set_ground_heights(self, heights: Sequence[float], now: float) -> None:
+        """Ground height minus base height [m] at the policy's scan points (``PolicyMetadata.scan_points``, in the
+        base's yaw frame), in their order: a height map sampled by perception (perceptive legged policies)."""
+        self._perceive("ground_heights", heights, now)
+
+    def _perceive(self, topic: str, value: Sequence[float], now: float) -> None:
+        if (perceived := self.perceived.get(topic)) is None:
+            return  # the policy does not read it
+        perceived.value, perceived.time = np.asarray(value, dtype=np.float64).reshape(-1), now
+        if self.mode == Mode.RUNNING and (fault := perceived.fault(now)) is not None:  # only the policy reads it
+            self._latch(fault)
+
+    def _perception_fault(self, now: float) -> str | None:
+        """Why perception cannot drive the policy now (an input missing, stale, misshapen or non-finite), or None."""
+        return next((fault for p in self.perceived.values() if (fault := p.fault(now)) is not None), None)
+
+    def _perceived_value(self, topic: str) -> np.ndarray | None:
+        return self.perceived[topic].value if topic in self.perceived else None
 
     def set_command(self, vx: float, vy: float, wz: float, now: float) -> None:
         """A velocity command (base_velocity policies)."""
@@ -310,8 +350,8 @@ class PolicyController:
             return False, f"enable refused: soft start not finished ({left:.2f} s left)"
         if self.command(now) is None:
             return False, "enable refused: no valid target pose yet (the policy needs one to run)"
-        if (missing := self._object_fault(now)) is not None:
-            return False, f"enable refused: {missing} (the policy needs the object's position to run)"
+        if (missing := self._perception_fault(now)) is not None:
+            return False, f"enable refused: {missing} (the policy reads it from perception)"
         self.last_action = np.zeros(self.meta.num_actions)
         self.policy_ticks = 0  # a gait clock starts at phase 0, as a training episode after a reset does
         self._transition(Mode.RUNNING, "enable requested", now)
@@ -395,8 +435,8 @@ class PolicyController:
             return "no valid joint_states or imu yet"
         if self.cmd_raw is not None and self._command_fresh(now) and not np.all(np.isfinite(self.cmd_raw)):
             return _COMMAND_FAULT[self.interface.name]
-        if self.mode == Mode.RUNNING and (missing := self._object_fault(now)) is not None:
-            return missing  # only the policy reads it: standing needs no object
+        if self.mode == Mode.RUNNING and (missing := self._perception_fault(now)) is not None:
+            return missing  # only the policy reads it: standing needs no perception
         if not self.has_imu:
             return None
         tilt = tilt_angle(self.gravity)
@@ -454,7 +494,8 @@ class PolicyController:
             base_ang_vel=self.gyro,
             gravity_b=self.gravity,
             gripper_pos=self.finger_q,
-            object_pos_b=self.object_pos,
+            object_pos_b=self._perceived_value("object_pose"),
+            ground_b=self._perceived_value("ground_heights"),
         )
         self.last_obs = self.build_observation(state, command, self.last_action, tick=self.policy_ticks)
         self.policy_ticks += 1

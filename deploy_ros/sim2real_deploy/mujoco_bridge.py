@@ -8,7 +8,9 @@ tests (geometry_msgs/PoseStamped): a floating base's pose in the world on ``~/ba
 effector (``robot.ee_body``) in its base frame on ``~/ee_pose``. For a grasping policy (``action.gripper``) it also
 simulates the hand as the lift check does (finger targets on ``gripper_topic``, moving at the gripper's speed under
 the trained PD; the finger joints in ``joint_states``) and a cube on the table, whose pose in the base frame it
-publishes on ``object_pose``: the stand-in for perception.
+publishes on ``object_pose``: the stand-in for perception. For a perceptive legged policy (a ``height_scan`` term)
+it publishes the ground under the policy's scan points on ``ground_heights`` (std_msgs/Float64MultiArray, ground minus
+base height [m], the points' order): a perfect height map, with every joint state.
 
 Needs ``mujoco`` (a simulator dependency; the policy node never imports this module).
 """
@@ -89,6 +91,8 @@ class MujocoBridge(Node):
         if self.end_effector is None:
             self.imu_pub = self.create_publisher(Imu, "imu", 10)
             self.pose_pub = self.create_publisher(PoseStamped, "~/base_pose", 10)
+            if self.robot.scan_points is not None:
+                self.ground_pub = self.create_publisher(Float64MultiArray, "ground_heights", 10)
         else:
             self.pose_pub = self.create_publisher(PoseStamped, "~/ee_pose", 10)
         self.create_subscription(Float64MultiArray, p["target_topic"], self._on_target, 10)
@@ -192,6 +196,8 @@ class MujocoBridge(Node):
         self.imu_pub.publish(imu)
         base = robot.data.qpos[robot.base_qpos : robot.base_qpos + 3]
         self.pose_pub.publish(_pose(stamp, "world", base, (x, y, z, w)))
+        if robot.scan_points is not None:
+            self.ground_pub.publish(Float64MultiArray(data=robot.ground_below_scan().tolist()))
 
     def destroy_node(self) -> None:
         self.running = False

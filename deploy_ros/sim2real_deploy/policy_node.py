@@ -4,7 +4,9 @@ Topics (all relative, so namespaces and remaps apply):
   sub  joint_states (sensor_msgs/JointState), estop (std_msgs/Bool, true = e-stop), and by the policy's command
        interface: imu (sensor_msgs/Imu) and cmd_vel (geometry_msgs/Twist) for a legged base_velocity policy;
        target_pose (geometry_msgs/PoseStamped, in ``base_frame``) for a fixed-base ee_pose arm, and object_pose
-       (geometry_msgs/PoseStamped, in ``base_frame``: perception) for a grasping one.
+       (geometry_msgs/PoseStamped, in ``base_frame``: perception) for a grasping one; ground_heights
+       (std_msgs/Float64MultiArray: ground minus base height at the policy's scan points, in their order) for a
+       perceptive legged one.
        Best effort, so best-effort publishers are heard too (estop also reliable)
   pub  <target_topic> (std_msgs/Float64MultiArray, ``output_joint_names`` order), ~/status (std_msgs/String, JSON);
        a grasping policy's finger targets on <gripper_topic> (std_msgs/Float64MultiArray, ``action.gripper.joints``
@@ -51,6 +53,7 @@ PARAMETERS: dict[str, Any] = {
     "base_frame": "",  # ee_pose: the frame target_pose and object_pose must be in; empty = robot.base_body
     "gripper_topic": "gripper_targets",  # grasping policies: finger position targets
     "object_timeout": 0.5,  # [s] grasping policies: an older object_pose while RUNNING is a fault
+    "height_map_timeout": 0.2,  # [s] perceptive policies: older ground_heights while RUNNING are a fault
 }
 
 
@@ -77,6 +80,7 @@ class PolicyNode(Node):
             reading_margin=p["reading_margin"],
             output_joint_names=list(p["output_joint_names"]),
             object_timeout=p["object_timeout"],
+            height_map_timeout=p["height_map_timeout"],
         )
         self.controller = PolicyController(meta, self.policy, config, log=self._log_transition)
         self.output_names = config.output_joint_names or meta.joint_names
@@ -112,6 +116,8 @@ class PolicyNode(Node):
         else:
             self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)
             self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, best_effort)
+            if "ground_heights" in self.controller.perceived:
+                self.create_subscription(Float64MultiArray, "ground_heights", self._on_ground_heights, best_effort)
         # e-stop twice: best effort hears best-effort publishers; reliable keeps a reliable publisher's single
         # message from being dropped (a best-effort reader downgrades that link to best effort too)
         self.create_subscription(Bool, "estop", self._on_estop, best_effort)
@@ -161,6 +167,9 @@ class PolicyNode(Node):
         if self._in_base_frame(msg, "object_pose"):
             p = msg.pose.position
             self.controller.set_object_position((p.x, p.y, p.z), time.monotonic())
+
+    def _on_ground_heights(self, msg: Float64MultiArray) -> None:
+        self.controller.set_ground_heights(msg.data, time.monotonic())
 
     def _on_estop(self, msg: Bool) -> None:
         if msg.data:
