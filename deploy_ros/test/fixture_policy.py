@@ -39,6 +39,18 @@ def go2_metadata(**overrides) -> dict:
     return meta
 
 
+# a perceptive fixture's height scan: 3 x 3 points 0.2 m / 0.1 m apart around the base, x fastest
+SCAN_POINTS = [[x, y] for y in (-0.1, 0.0, 0.1) for x in (-0.2, 0.0, 0.2)]
+
+
+def perceptive_metadata() -> dict:
+    """:func:`go2_metadata` plus a ``height_scan`` term over :data:`SCAN_POINTS` (training's offset and clip)."""
+    meta = go2_metadata()
+    scan = {"name": "height_scan", "size": len(SCAN_POINTS), "scale": 1.0, "clip": [-1.0, 1.0]}
+    meta["observations"].append({**scan, "params": {"offset": 0.5}, "points": SCAN_POINTS})
+    return meta
+
+
 def lift_metadata() -> dict:
     """The shipped Panda lift policy's metadata: gripper action; finger, object and grasp-point terms; the chain and
     grasp offset they need."""

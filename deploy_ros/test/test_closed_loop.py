@@ -165,6 +165,33 @@ def test_shipped_policy_walks(ros_context, tmp_path, robot):
         assert_in_limits(probe.targets, limits)
 
 
+def test_perceptive_policy_reads_the_bridges_height_map_and_damps_without_it(ros_context, tmp_path):
+    """A Go2 fixture with a height-scan term: the bridge's ground_heights (the floor under the scan points, the base
+    height below it) reach the node, whose enable needs them; when they stop, the node damps on them first (their
+    0.2 s timeout is shorter than the joint states' 0.5 s here)."""
+    from fixture_policy import perceptive_metadata, write_policy
+    from rclpy.qos import qos_profile_sensor_data
+
+    policy = write_policy(tmp_path / "perceptive.onnx", perceptive_metadata())
+    with simulation(ros_context, policy, tmp_path) as (bridge, probe):
+        heights: list[np.ndarray] = []
+        probe.create_subscription(
+            Float64MultiArray, "ground_heights", lambda msg: heights.append(np.array(msg.data)), qos_profile_sensor_data
+        )
+        t_stand = probe.wait_mode("STANDING", timeout=60)
+        wait_for(lambda: time.monotonic() > t_stand + STAND_TIME + 0.3 and heights and probe.poses, 10, "soft start")
+        base_z = probe.poses[-1][1][2]
+        assert heights[-1].shape == (9,) and np.allclose(heights[-1], -base_z, atol=0.01), (heights[-1], base_z)
+        assert probe.call("enable").success
+        probe.wait_mode("RUNNING")
+        time.sleep(1.0)
+        assert probe.mode == "RUNNING"
+        os.kill(bridge.pid, signal.SIGSTOP)
+        probe.wait_mode("DAMPING", timeout=5)
+        with probe.lock:
+            assert "ground_heights stale" in probe.status[-1][1]["reason"], probe.status[-1][1]
+
+
 def test_shipped_reach_policy_reaches_target_poses(ros_context, tmp_path):
     """The Panda reach policy moves the hand to a PoseStamped target and to the next; a target in another frame is
     ignored; the e-stop holds the arm. Targets stay inside the joint limits throughout."""

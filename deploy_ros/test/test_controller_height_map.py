@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixture_policy import go2_metadata
+from fixture_policy import SCAN_POINTS, perceptive_metadata
 from test_controller import DEFAULT, DT, feed, make, run, to_standing_done
 
 from sim2real_deploy.controller import Mode
 from sim2real_deploy.policy_file import PolicyFileError, validate_metadata
 
-POINTS = [[x, y] for y in (-0.1, 0.0, 0.1) for x in (-0.2, 0.0, 0.2)]  # 3 x 3, x fastest
 STAIRS = np.array([0.0, -0.1, -0.2] * 3) - 0.32  # ground steps down ahead; the base 0.32 m above the near step
-
-
-def perceptive_metadata() -> dict:
-    meta = go2_metadata()
-    scan = {"name": "height_scan", "size": len(POINTS), "scale": 1.0, "clip": [-1.0, 1.0], "params": {"offset": 0.5}}
-    meta["observations"].append({**scan, "points": POINTS})
-    return meta
 
 
 def running(ctrl) -> float:
@@ -81,7 +73,7 @@ def test_a_bad_height_map_before_running_is_no_fault_and_a_blind_policy_ignores_
 
 def test_scan_points_must_be_xy_pairs_of_the_terms_size():
     meta = perceptive_metadata()
-    meta["observations"][-1]["points"] = POINTS[:8]
+    meta["observations"][-1]["points"] = SCAN_POINTS[:8]
     with pytest.raises(PolicyFileError, match="height_scan.*size 9, expected 8"):
         validate_metadata(meta)
     meta["observations"][-1]["points"] = [[0.0, 0.0, 0.0]] * 9
