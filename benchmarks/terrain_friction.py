@@ -48,8 +48,6 @@ def _schedule(speed: float) -> tuple[Segment, ...]:
     """The check's stand, then forward at ``speed`` over its distance (the check's own schedule at 0.5 m/s)."""
     stand, forward = TERRAIN_SCHEDULE
     distance = forward.duration * forward.command[0]
-    if speed == forward.command[0]:
-        return TERRAIN_SCHEDULE
     return stand, Segment(f"forward_{speed:g}", min(forward.duration, distance / speed), (speed, 0.0, 0.0))
 
 

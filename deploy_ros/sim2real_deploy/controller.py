@@ -120,7 +120,6 @@ class PolicyController:
         gripper = metadata.gripper
         self.finger_names: list[str] = list(gripper["joints"]) if gripper else []
         self.perceived = self._perceived_inputs(metadata)
-        self.needs_object = "object_pose" in self.perceived
         self.default_pos = metadata.joint_array("default_joint_pos")
         limits = metadata.joint_array("joint_pos_limits")
         self.pos_lo = limits[:, 0] + self.config.joint_limit_margin

@@ -337,7 +337,8 @@ class MujocoRobot:
         """Ground height minus base height at the policy's scan points (x, y in the base's yaw frame): the exact
         height map a perceptive policy reads, as training's ``height_scan_grid`` samples the physics' terrain."""
         x, y, z = self.data.qpos[self.base_qpos : self.base_qpos + 3]
-        c, s = np.cos(self.yaw()), np.sin(self.yaw())
+        yaw = self.yaw()
+        c, s = np.cos(yaw), np.sin(yaw)
         px, py = self.scan_points.T
         wx, wy = x + c * px - s * py, y + s * px + c * py
         return (self.ground.heights(wx, wy) if self.ground is not None else np.zeros_like(wx)) - z

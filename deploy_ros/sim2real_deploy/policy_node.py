@@ -111,7 +111,7 @@ class PolicyNode(Node):
         best_effort = QoSProfile(depth=10, reliability=QoSReliabilityPolicy.BEST_EFFORT)
         if self.controller.interface.setpoint:
             self.create_subscription(PoseStamped, "target_pose", self._on_target_pose, best_effort)
-            if self.controller.needs_object:
+            if "object_pose" in self.controller.perceived:
                 self.create_subscription(PoseStamped, "object_pose", self._on_object_pose, best_effort)
         else:
             self.create_subscription(Imu, "imu", self._on_imu, qos_profile_sensor_data)

@@ -131,10 +131,11 @@ def height_scan_term(noise: float = 0.0, ray_cast: bool = False) -> ObsTerm:
     """Base height above the terrain at each scan point minus 0.5 m [m], clipped to +-1 m (Isaac Lab's term and
     offset): from the physics' height grid, or with ``ray_cast`` from the ``height_scanner`` sensor."""
     if ray_cast:
-        func, params = mdp.height_scan, {"sensor_cfg": SceneEntityCfg("height_scanner"), "offset": 0.5}
+        func, params = mdp.height_scan, {"sensor_cfg": SceneEntityCfg("height_scanner")}
     else:  # the base body is set by apply_robot
-        params = {**mdp.scanner_params(HEIGHT_SCANNER), "asset_cfg": SceneEntityCfg("robot"), "offset": 0.5}
+        params = {**mdp.scanner_params(HEIGHT_SCANNER), "asset_cfg": SceneEntityCfg("robot")}
         func = mdp.height_scan_grid
+    params["offset"] = 0.5  # explicit: the exporter writes it into a perceptive policy's metadata
     return ObsTerm(func=func, params=params, noise=Unoise(n_min=-noise, n_max=noise) if noise else None, clip=(-1, 1))
 
 
