@@ -14,7 +14,8 @@ training range); a 0.36 grade needs 0.36 just to stand on, so a steep slope ther
 
 Each friction is one nominal episode per tile, every other parameter the MJCF's (deterministic); ``--randomize``
 runs the randomised check's episodes instead, everything but the friction perturbed as there. ``--speed`` commands
-other forward speeds than the check's 0.5 m/s, each over the check's 3.5 m (at most its 7 s).
+other forward speeds than the check's 0.5 m/s, each over the check's 3.5 m from the start point: the tile's steep part
+begins 1.5 m out, past the platform, so a slower command walks for longer (11.7 s at 0.3 m/s) to reach as far.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def _schedule(speed: float) -> tuple[Segment, ...]:
     """The check's stand, then forward at ``speed`` over its distance (the check's own schedule at 0.5 m/s)."""
     stand, forward = TERRAIN_SCHEDULE
     distance = forward.duration * forward.command[0]
-    return stand, Segment(f"forward_{speed:g}", min(forward.duration, distance / speed), (speed, 0.0, 0.0))
+    return stand, Segment(f"forward_{speed:g}", distance / speed, (speed, 0.0, 0.0))
 
 
 def _cell(tile: dict) -> str:
