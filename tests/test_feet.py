@@ -1,4 +1,4 @@
-"""``mdp.feet_tilt`` on hand-computed foot orientations."""
+"""``mdp.feet_tilt`` and ``mdp.feet_spin`` on hand-computed foot orientations, rates and contact forces."""
 
 from __future__ import annotations
 
@@ -25,3 +25,28 @@ def test_feet_tilt_on_hand_computed_values():
     feet = SceneEntityCfg("robot")
     feet.body_ids = [0, 1]
     assert feet_tilt(env, feet).tolist() == pytest.approx([0.0, math.sin(0.3) + math.sin(0.5)], abs=1e-6)
+
+
+def test_feet_spin_counts_the_yaw_rate_of_feet_in_contact_only():
+    from isaaclab.managers import SceneEntityCfg
+
+    from sim2real.tasks.mdp import feet_spin
+
+    # 2 envs, 2 feet, 3 history steps. Env 0: the left foot pressed (in one history step only) and turning at
+    # -1.5 rad/s, the right foot in the air turning at 4; env 1: both pressed, yaw rates 0.2 and 0.5, roll rate ignored
+    forces = torch.zeros(2, 3, 2, 3)
+    forces[0, 2, 0, 2] = 50.0
+    forces[0, :, 1, 2] = 0.5  # under the 1 N contact threshold
+    forces[1, :, :, 2] = 200.0
+    ang_vel = torch.tensor([[[0.0, 0.0, -1.5], [0.0, 0.0, 4.0]], [[3.0, 0.0, 0.2], [0.0, -2.0, 0.5]]])
+    env = NS(scene=_Scene(robot=NS(data=NS(body_ang_vel_w=NS(torch=ang_vel)))))
+    env.scene.sensors = {"contact_forces": NS(data=NS(net_normal_forces_w_history=NS(torch=forces)))}
+    sensor, feet = SceneEntityCfg("contact_forces"), SceneEntityCfg("robot")
+    sensor.body_ids = feet.body_ids = [0, 1]
+    assert feet_spin(env, sensor, feet).tolist() == pytest.approx([1.5, 0.7], abs=1e-6)
+
+
+class _Scene(dict):
+    """An InteractiveScene's two lookups: ``scene[name]`` for assets and ``scene.sensors[name]``."""
+
+    sensors: dict

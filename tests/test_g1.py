@@ -132,6 +132,31 @@ def test_joint_deviation_penalises_arms_away_from_default(env):
     assert (_term(env, "joint_deviation_hip").abs() < 1e-3).all()  # the legs did not move
 
 
+def test_feet_spin_reads_the_feet_in_contact(env):
+    """``feet_spin`` (off by default) points its sensor and its bodies at the spec's feet. Standing, both feet are
+    in contact and still (~0). In the air, turning at 2 rad/s, no foot counts."""
+    from sim2real.robots import ROBOTS
+    from sim2real.tasks.mdp import feet_spin
+
+    term = env.unwrapped.reward_manager.get_term_cfg("feet_spin")
+    robot, sensor = env.unwrapped.scene["robot"], env.unwrapped.scene.sensors["contact_forces"]
+    feet = list(ROBOTS["g1"].foot_bodies)
+    assert [robot.body_names[i] for i in term.params["asset_cfg"].body_ids] == feet
+    assert [sensor.sensor_names[i] for i in term.params["sensor_cfg"].body_ids] == feet
+    env.reset()
+    for _ in range(5):
+        env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
+    assert (feet_spin(env.unwrapped, **term.params) < 0.05).all()
+    _put_base(env, 1.2, (0.0, 0.0, 0.0, 1.0))
+    velocity = torch.zeros(env.num_envs, 6)
+    velocity[:, 5] = 2.0
+    robot.write_root_velocity_to_sim_index(root_velocity=velocity)
+    for _ in range(5):
+        env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
+    assert (robot.data.body_ang_vel_w.torch[:, term.params["asset_cfg"].body_ids, 2] > 1.0).all()
+    assert (feet_spin(env.unwrapped, **term.params) == 0).all()
+
+
 def test_feet_tilt_is_zero_on_flat_soles_and_the_sine_of_a_roll(env):
     """``feet_tilt`` reads the spec's feet (the ankle-roll links, level in the default pose): ~0 standing, and
     sin(0.3) per foot with the whole robot rolled 0.3 rad in the air (a step later, before it can land)."""

@@ -1,4 +1,4 @@
-"""Foot posture: how far each foot is tilted off the ground plane."""
+"""Foot posture and motion on the ground: how far each foot is tilted off the ground plane, how fast it turns."""
 
 from __future__ import annotations
 
@@ -20,3 +20,13 @@ def feet_tilt(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg) -> torch.Tensor
     quat = env.scene[asset_cfg.name].data.body_quat_w.torch[:, asset_cfg.body_ids]
     down = torch.tensor([0.0, 0.0, -1.0], device=quat.device).expand(quat.shape[:-1] + (3,))
     return quat_apply_inverse(quat, down)[..., :2].norm(dim=-1).sum(dim=1)
+
+
+def feet_spin(env: ManagerBasedRLEnv, sensor_cfg: SceneEntityCfg, asset_cfg: SceneEntityCfg) -> torch.Tensor:
+    """Sum over the selected feet in contact (net normal force over 1 N in the sensor's history, as ``feet_slide``)
+    of the foot's |yaw rate| about the world vertical [rad/s]: ``feet_slide``'s turning counterpart. A biped's stance
+    foot pivoting on the floor lets the swinging leg turn the pelvis (docs/tasks.md, G1)."""
+    forces = env.scene.sensors[sensor_cfg.name].data.net_normal_forces_w_history.torch[:, :, sensor_cfg.body_ids]
+    in_contact = forces.norm(dim=-1).max(dim=1)[0] > 1.0
+    spin = env.scene[asset_cfg.name].data.body_ang_vel_w.torch[:, asset_cfg.body_ids, 2].abs()
+    return (spin * in_contact).sum(dim=1)

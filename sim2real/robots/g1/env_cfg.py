@@ -51,6 +51,12 @@ class G1RewardsCfg(RewardsCfg):
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=0.0)
     # off: at -2.0 the soles land flat more often and still pivot; the pelvis wobbles as before (docs/tasks.md)
     feet_tilt = RewTerm(func=mdp.feet_tilt, weight=0.0, params={"asset_cfg": SceneEntityCfg("robot")})
+    # off: a stance foot turning on the floor (session 35's run in docs/tasks.md)
+    feet_spin = RewTerm(
+        func=mdp.feet_spin,
+        weight=0.0,
+        params={"sensor_cfg": SceneEntityCfg("contact_forces"), "asset_cfg": SceneEntityCfg("robot")},
+    )
     # grows with the yaw-rate error where the tracking kernel flattens: it stopped the pelvis wobbling at the gait
     # and taught turning and sideways steps (docs/tasks.md)
     yaw_rate_error = RewTerm(func=mdp.ang_vel_z_error_l2, weight=-0.25, params={"command_name": "base_velocity"})
