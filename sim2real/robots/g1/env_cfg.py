@@ -51,7 +51,7 @@ class G1RewardsCfg(RewardsCfg):
     termination_penalty = RewTerm(func=mdp.is_terminated, weight=0.0)
     # off: at -2.0 the soles land flat more often and still pivot; the pelvis wobbles as before (docs/tasks.md)
     feet_tilt = RewTerm(func=mdp.feet_tilt, weight=0.0, params={"asset_cfg": SceneEntityCfg("robot")})
-    # off: a stance foot turning on the floor (session 35's run in docs/tasks.md)
+    # off: at -0.1 the planted feet stop turning and the ankles calm down; the G1 walks at half speed (docs/tasks.md)
     feet_spin = RewTerm(
         func=mdp.feet_spin,
         weight=0.0,
