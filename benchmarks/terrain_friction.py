@@ -38,8 +38,7 @@ def sweep(
     for mu in frictions:
         for speed in speeds:
             cfg = terrain_config(terrain, randomize)
-            cfg = replace(cfg, randomization=replace(cfg.randomization, friction=(mu, mu)))
-            cfg = replace(cfg, schedule=_schedule(speed))
+            cfg = replace(cfg, randomization=replace(cfg.randomization, friction=(mu, mu)), schedule=_schedule(speed))
             report = run_terrain(policy, cfg, tiles)
             rows.append({"friction": mu, "speed": speed, "tiles": report["tiles"]})
     return rows
