@@ -1,4 +1,4 @@
-"""``mdp.feet_tilt`` and ``mdp.feet_spin`` on hand-computed foot orientations, rates and contact forces."""
+"""``mdp.feet_tilt``, ``feet_spin`` and ``feet_stumble`` on hand-computed foot orientations, rates and forces."""
 
 from __future__ import annotations
 
@@ -44,6 +44,28 @@ def test_feet_spin_counts_the_yaw_rate_of_feet_in_contact_only():
     sensor, feet = SceneEntityCfg("contact_forces"), SceneEntityCfg("robot")
     sensor.body_ids = feet.body_ids = [0, 1]
     assert feet_spin(env, sensor, feet).tolist() == pytest.approx([1.5, 0.7], abs=1e-6)
+
+
+def test_feet_stumble_counts_feet_pushed_sideways_by_the_ground():
+    from isaaclab.managers import SceneEntityCfg
+
+    from sim2real.tasks.mdp import feet_stumble
+
+    # 2 envs, 4 feet (net normal force, world frame). Env 0: standing on level ground, a foot on a 0.4 slope
+    # (ratio 0.4), a foot on an 11 cm riser's ramp (1.1) and a foot in the air; env 1: a shin grazing a wall
+    # (0.5 N sideways, under the 1 N floor), a foot on a ramp at exactly 0.7 (not more), one at 0.8, and one at 3.0
+    forces = torch.tensor(
+        [
+            [[0.0, 0.0, 80.0], [32.0, 0.0, 80.0], [0.0, -66.0, 60.0], [0.0, 0.0, 0.0]],
+            [[0.3, 0.4, 0.0], [56.0, 0.0, 80.0], [0.0, 64.0, 80.0], [30.0, 0.0, 10.0]],
+        ]
+    )
+    env = NS(scene=_Scene())
+    env.scene.sensors = {"contact_forces": NS(data=NS(net_normal_forces_w=NS(torch=forces)))}
+    sensor = SceneEntityCfg("contact_forces")
+    sensor.body_ids = [0, 1, 2, 3]
+    assert feet_stumble(env, sensor).tolist() == [1.0, 2.0]
+    assert feet_stumble(env, sensor, ratio=0.3).tolist() == [2.0, 3.0]
 
 
 class _Scene(dict):

@@ -167,3 +167,34 @@ def test_the_share_of_envs_on_the_hardest_rows_is_logged(env):
         assert "terrain_top_rows" in base.curriculum_manager.active_terms
     finally:
         terrain.terrain_levels[:] = saved
+
+
+def test_feet_stumble_reads_feet_on_a_riser_not_on_a_slope_or_the_floor(env):
+    """Real contact normals on the generated terrain. Dropped 1.6 m out from each tile's centre on the hardest row
+    (11-12 cm steps): on the stairs the front feet land on a riser's ramp (ratio 1.1-1.7, both count); on the 0.4
+    slope the normals tilt (ratio about 0.4) and none counts; on the floor they stand straight."""
+    from sim2real.tasks.mdp import feet_stumble
+
+    base = env.unwrapped
+    terrain, robot = base.scene.terrain, base.scene["robot"]
+    params = base.reward_manager.get_term_cfg("feet_stumble").params
+    sensor = base.scene.sensors["contact_forces"]
+    assert terrain.terrain_types.tolist()[:3] == [0, 2, 4]  # floor, slope up, stairs down (test_terrain's columns)
+    saved = terrain.terrain_levels.clone()
+    try:
+        terrain.terrain_levels[:] = 9
+        pose = robot.data.root_pose_w.torch.clone()
+        pose[:, :3] = terrain.terrain_origins[9, terrain.terrain_types] + torch.tensor([1.6, 0.0, 0.45])
+        pose[:, 3:] = torch.tensor([0.0, 0.0, 0.0, 1.0])  # facing +x, along the slope and across the risers
+        robot.write_root_pose_to_sim_index(root_pose=pose)
+        robot.write_root_velocity_to_sim_index(root_velocity=torch.zeros(env.num_envs, 6))
+        for _ in range(15):
+            env.step(torch.zeros(env.num_envs, 12))
+        forces = sensor.data.net_normal_forces_w.torch[:, params["sensor_cfg"].body_ids]
+        tilt = forces[..., :2].norm(dim=-1) / forces[..., 2].abs()
+        stumble = feet_stumble(base, **params)
+        assert stumble[0] == 0 and tilt[0].max() < 0.05
+        assert stumble[1] == 0 and 0.3 < tilt[1].max() < 0.6
+        assert stumble[2] >= 1
+    finally:
+        terrain.terrain_levels[:] = saved

@@ -230,6 +230,8 @@ class RewardsCfg:
         weight=-1.0,
         params={"sensor_cfg": SceneEntityCfg("contact_forces"), "threshold": 1.0},
     )
+    # off by default: on rough terrain, a foot pushing against a riser (legged_gym's stumble)
+    feet_stumble = RewTerm(func=mdp.feet_stumble, weight=0.0, params={"sensor_cfg": SceneEntityCfg("contact_forces")})
     gait_contact: RewTerm | None = None  # set with the gait clock (VelocityEnvCfg.gait_period)
     stand_still: RewTerm | None = None  # set with the gait clock when gait_stand_still_weight != 0
     feet_swing_height: RewTerm | None = None  # set with the gait clock when gait_swing_height > 0

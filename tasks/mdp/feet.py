@@ -1,4 +1,5 @@
-"""Foot posture and motion on the ground: how far each foot is tilted off the ground plane, how fast it turns."""
+"""Foot posture and motion on the ground: how far each foot is tilted off the ground plane, how fast it turns, whether
+it pushes against a step instead of standing on it."""
 
 from __future__ import annotations
 
@@ -30,3 +31,14 @@ def feet_spin(env: ManagerBasedRLEnv, sensor_cfg: SceneEntityCfg, asset_cfg: Sce
     in_contact = forces.norm(dim=-1).max(dim=1)[0] > 1.0
     spin = env.scene[asset_cfg.name].data.body_ang_vel_w.torch[:, asset_cfg.body_ids, 2].abs()
     return (spin * in_contact).sum(dim=1)
+
+
+def feet_stumble(env: ManagerBasedRLEnv, sensor_cfg: SceneEntityCfg, ratio: float = 0.7) -> torch.Tensor:
+    """Number of selected feet whose net contact normal force is more than ``ratio`` times as horizontal as vertical
+    (and over 1 N sideways): a foot pressed against a riser instead of standing on a tread (legged_gym's ``stumble``,
+    which reads the total force at 5x). Normal forces only, so friction on level ground never counts. On a height
+    field a riser is a ramp one 0.1 m cell wide, an 11 cm step's at a ratio of 1.1; ratio 0.7 catches steps from
+    7 cm and passes the 0.4 slopes."""
+    forces = env.scene.sensors[sensor_cfg.name].data.net_normal_forces_w.torch[:, sensor_cfg.body_ids]
+    horizontal = forces[..., :2].norm(dim=-1)
+    return ((horizontal > ratio * forces[..., 2].abs()) & (horizontal > 1.0)).sum(dim=1).float()
