@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from conftest import go2_env
@@ -44,3 +45,23 @@ def test_action_delay_shifts_applied_target_by_k_steps(delay):
                 assert torch.allclose(target, default, atol=1e-5)
         joint_ids = env.unwrapped.action_manager.get_term("joint_pos")._joint_ids
         assert torch.allclose(robot.actuators.target_command.position.torch[:, joint_ids], applied[-1], atol=1e-5)
+
+
+def test_reward_ramp_moves_weights_linearly_between_its_steps():
+    """``env.reward_ramps``: each term keeps its configured weight up to the ramp's first step, reaches the given
+    weight at its last, and moves linearly in between (checked when envs reset, as Isaac Lab's curricula are)."""
+    overrides = ("env.rewards.action_rate_l2.weight=-0.01", "env.rewards.lin_vel_z_l2.weight=-2.0")
+    overrides += ("env.reward_ramps={action_rate_l2:-0.05,lin_vel_z_l2:0.0}", "env.reward_ramp_steps=[2,6]")
+    with go2_env(*overrides, num_envs=2) as env:
+        u = env.unwrapped
+        env.reset()
+        weights = []
+        for _ in range(8):
+            env.step(torch.zeros(2, env.num_actions))
+            u.curriculum_manager.compute(env_ids=torch.arange(2))
+            manager = u.reward_manager
+            weights.append([manager.get_term_cfg(n).weight for n in ("action_rate_l2", "lin_vel_z_l2")])
+    # steps 1..8: held to step 2, a quarter of the way per step to step 6, then held
+    want = [[-0.01, -2.0], [-0.01, -2.0], [-0.02, -1.5], [-0.03, -1.0], [-0.04, -0.5], [-0.05, 0.0]]
+    want += [[-0.05, 0.0]] * 2
+    np.testing.assert_allclose(weights, want, atol=1e-9)

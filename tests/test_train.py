@@ -94,6 +94,8 @@ def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
         ("agent.algorithm.action_std_max_final=0.0", "action_std_max_final=0.0 must be > 0"),
         ("env.gait_period=0 env.gait_stand_still_weight=-0.5", "need env.gait_period > 0"),
         ("env.gait_period=0.5 env.gait_relax_rewards={track_lin_vel_xy_fin:1}", "no reward term"),
+        ("env.reward_ramps={action_rate_l:-0.1}", "env.reward_ramps: no reward term 'action_rate_l'"),
+        ("env.reward_ramps={action_rate_l2:-0.1} env.reward_ramp_steps=[5,2]", "need 0 <= start <= end"),
     ],
 )
 def test_bad_override_is_a_clear_error(tmp_path: Path, override: str, message: str):

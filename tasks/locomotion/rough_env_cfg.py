@@ -48,11 +48,11 @@ from sim2real.robots import ROBOTS, RobotSpec
 from sim2real.tasks import mdp
 from sim2real.tasks.locomotion.velocity_env_cfg import (
     CriticObsCfg,
-    GaitCurriculumCfg,
     ObservationsCfg,
     PolicyObsCfg,
     SceneCfg,
     TerminationsCfg,
+    VelocityCurriculumCfg,
 )
 
 # step_width 0.31: the generator takes int(width / 0.1) cells, and int(0.3 / 0.1) == 2 in floating point
@@ -165,7 +165,7 @@ class RoughTerminationsCfg(TerminationsCfg):
 
 
 @configclass
-class CurriculumCfg(GaitCurriculumCfg):
+class CurriculumCfg(VelocityCurriculumCfg):
     terrain_levels = CurrTerm(func=mdp.terrain_levels_vel)
     terrain_top_rows = CurrTerm(func=mdp.terrain_top_rows, params={"rows": 2})  # logged only
     command_ranges = CurrTerm(func=mdp.command_ranges_vel, params={"start": 0.5, "step": 0.1, "threshold": 0.8})

@@ -250,8 +250,9 @@ class TerminationsCfg:
 
 
 @configclass
-class GaitCurriculumCfg:
+class VelocityCurriculumCfg:
     gait_relax: CurrTerm | None = None  # set with env.gait_contact_weight_final or env.gait_relax_rewards
+    reward_ramp: CurrTerm | None = None  # set with env.reward_ramps
 
 
 CLOCK_ONLY = (
@@ -315,6 +316,10 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     gait_stand_still_weight: float = 0.0
     """Weight of ``stand_still`` (per second, per rad of joint deviation from the default pose) at zero command,
     with the clock on; 0: no such term. Override in robot cfg."""
+    reward_ramps: dict[str, float] = {}
+    """Reward weights reached by a linear ramp over ``reward_ramp_steps`` from each term's configured weight (term
+    name -> final weight; ``mdp.ramp_reward_weights``): a penalty brought in while the policy learns to walk."""
+    reward_ramp_steps: tuple[int, int] = (0, 0)  # ramp start and end, policy steps per env (iterations x 24)
 
     def __post_init__(self):
         self.decimation = 4
@@ -330,6 +335,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         Override in task cfg (and call super)."""
         self._hold_joints()
         self._check_yaw_rate_terrains()
+        self._add_reward_ramp()
         if self.gait_period > 0:
             self._add_gait_clock()
         else:
@@ -353,6 +359,27 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 f"env.commands.base_velocity.yaw_rate_terrains: no sub-terrain {unknown[0]!r}; "
                 f"sub-terrains: {', '.join(sub_terrains) or 'none (no generated terrain)'}"
             )
+
+    def _add_reward_ramp(self) -> None:
+        """One curriculum term ramping the ``reward_ramps`` terms' weights over ``reward_ramp_steps``."""
+        if not self.reward_ramps:
+            return
+        from sim2real.config import ConfigError
+
+        terms = [name for name, term in vars(self.rewards).items() if term is not None]
+        start, end = self.reward_ramp_steps
+        if unknown := sorted(set(self.reward_ramps) - set(terms)):
+            raise ConfigError(f"env.reward_ramps: no reward term {unknown[0]!r}; terms: {', '.join(terms)}")
+        if both := sorted(set(self.reward_ramps) & set(self.gait_relax_rewards)):
+            raise ConfigError(f"env.reward_ramps and env.gait_relax_rewards both set {both[0]!r}")
+        if not 0 <= start <= end:
+            raise ConfigError(f"env.reward_ramp_steps=[{start},{end}]: need 0 <= start <= end (policy steps per env)")
+        if self.curriculum is None:
+            self.curriculum = VelocityCurriculumCfg()
+        self.curriculum.reward_ramp = CurrTerm(
+            func=mdp.ramp_reward_weights,
+            params={"weights": dict(self.reward_ramps), "start_step": start, "end_step": end},
+        )
 
     def _hold_joints(self) -> None:
         """The action commands every robot joint but the ``held_joints``."""
@@ -418,7 +445,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             weights["gait_contact"] = self.gait_contact_weight_final
         if weights:
             if self.curriculum is None:
-                self.curriculum = GaitCurriculumCfg()
+                self.curriculum = VelocityCurriculumCfg()
             self.curriculum.gait_relax = CurrTerm(
                 func=mdp.modify_reward_weights, params={"weights": weights, "num_steps": self.gait_relax_step}
             )

@@ -16,7 +16,12 @@ from .actions import (  # noqa: F401
     HeldJointPositionActionCfg,
 )
 from .commands import AxisVelocityCommand, AxisVelocityCommandCfg  # noqa: F401
-from .curriculums import command_ranges_vel, modify_reward_weights, terrain_top_rows  # noqa: F401
+from .curriculums import (  # noqa: F401
+    command_ranges_vel,
+    modify_reward_weights,
+    ramp_reward_weights,
+    terrain_top_rows,
+)
 from .events import randomize_joint_passive_dynamics  # noqa: F401
 from .feet import feet_spin, feet_stumble, feet_tilt  # noqa: F401
 from .gait import feet_phase, feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401

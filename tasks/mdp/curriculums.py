@@ -1,5 +1,5 @@
-"""Curriculum terms: command ranges that widen as tracking improves, reward weights switched at a step, and the share
-of envs on the hardest terrain rows (terrain levels come from Isaac Lab)."""
+"""Curriculum terms: command ranges that widen as tracking improves, reward weights switched at a step or ramped over
+a span of steps, and the share of envs on the hardest terrain rows (terrain levels come from Isaac Lab)."""
 
 from __future__ import annotations
 
@@ -76,6 +76,34 @@ class modify_reward_weights(ManagerTermBase):
                 cfg.weight = weight
                 manager.set_term_cfg(name, cfg)
         return float(sum(manager.get_term_cfg(name).weight for name in weights))
+
+
+class ramp_reward_weights(ManagerTermBase):
+    """Each named reward term's weight moves linearly from its configured weight, held up to ``start_step`` policy
+    steps per env, to the given weight at ``end_step`` (a resume continues the count): a penalty that would stop a
+    policy learning to walk, brought in while it learns (holosoma's and humanoidverse's penalty curriculum). Returns
+    the fraction of the ramp done."""
+
+    def __init__(self, cfg: CurriculumTermCfg, env: ManagerBasedRLEnv):
+        super().__init__(cfg, env)
+        self._initial = {name: env.reward_manager.get_term_cfg(name).weight for name in cfg.params["weights"]}
+
+    def __call__(
+        self,
+        env: ManagerBasedRLEnv,
+        env_ids: Sequence[int] | slice,
+        weights: dict[str, float],
+        start_step: int,
+        end_step: int,
+    ) -> torch.Tensor:
+        done = (env.common_step_counter - start_step) / max(end_step - start_step, 1)
+        done = min(max(done, 0.0), 1.0)
+        manager = env.reward_manager
+        for name, final in weights.items():
+            cfg = manager.get_term_cfg(name)
+            cfg.weight = self._initial[name] + done * (final - self._initial[name])
+            manager.set_term_cfg(name, cfg)
+        return torch.tensor(done)
 
 
 def terrain_top_rows(env: ManagerBasedRLEnv, env_ids: Sequence[int] | slice, rows: int = 2) -> torch.Tensor:
