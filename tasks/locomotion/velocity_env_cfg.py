@@ -360,16 +360,22 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
                 f"sub-terrains: {', '.join(sub_terrains) or 'none (no generated terrain)'}"
             )
 
+    def _check_reward_terms(self, field: str) -> None:
+        """Every key of the ``field`` dict (term name -> weight) names a reward term of this task."""
+        terms = [name for name, term in vars(self.rewards).items() if term is not None]
+        if unknown := sorted(set(getattr(self, field)) - set(terms)):
+            from sim2real.config import ConfigError
+
+            raise ConfigError(f"env.{field}: no reward term {unknown[0]!r}; terms: {', '.join(terms)}")
+
     def _add_reward_ramp(self) -> None:
         """One curriculum term ramping the ``reward_ramps`` terms' weights over ``reward_ramp_steps``."""
         if not self.reward_ramps:
             return
         from sim2real.config import ConfigError
 
-        terms = [name for name, term in vars(self.rewards).items() if term is not None]
+        self._check_reward_terms("reward_ramps")
         start, end = self.reward_ramp_steps
-        if unknown := sorted(set(self.reward_ramps) - set(terms)):
-            raise ConfigError(f"env.reward_ramps: no reward term {unknown[0]!r}; terms: {', '.join(terms)}")
         if both := sorted(set(self.reward_ramps) & set(self.gait_relax_rewards)):
             raise ConfigError(f"env.reward_ramps and env.gait_relax_rewards both set {both[0]!r}")
         if not 0 <= start <= end:
@@ -435,11 +441,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     def _add_gait_relax(self) -> None:
         """One curriculum term switching, at ``gait_relax_step``, the clock's contact weight to its final value and
         the ``gait_relax_rewards`` terms to theirs."""
-        terms = [name for name, term in vars(self.rewards).items() if term is not None]
-        if unknown := sorted(set(self.gait_relax_rewards) - set(terms)):
-            from sim2real.config import ConfigError
-
-            raise ConfigError(f"env.gait_relax_rewards: no reward term {unknown[0]!r}; terms: {', '.join(terms)}")
+        self._check_reward_terms("gait_relax_rewards")
         weights = dict(self.gait_relax_rewards)
         if self.gait_contact_weight_final is not None:
             weights["gait_contact"] = self.gait_contact_weight_final
