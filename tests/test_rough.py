@@ -105,6 +105,32 @@ def test_terrain_level_rises_after_walking_far_and_drops_after_failing(env):
     assert torch.equal(base.scene.env_origins[ids], expected)  # the next reset spawns there
 
 
+def test_with_a_speed_threshold_only_envs_that_tracked_move_up(env):
+    base = env.unwrapped
+    terrain, robot, rewards = base.scene.terrain, base.scene["robot"], base.reward_manager
+    ids = torch.tensor([0, 1, 2])
+    terrain.terrain_levels[ids] = 3
+    terrain.env_origins[ids] = terrain.terrain_origins[3, terrain.terrain_types[ids]]
+    # envs 0 and 1 walked 5 m in 10 s, env 2 stayed put, all under a 1 m/s command (20 m expected)
+    pose = robot.data.root_pose_w.torch[ids].clone()
+    pose[:, :3] = terrain.env_origins[ids] + torch.tensor([[5.0, 0.0, 0.4], [0.0, 5.0, 0.4], [0.0, 0.0, 0.4]])
+    robot.write_root_pose_to_sim_index(root_pose=pose, env_ids=ids)
+    base.command_manager.get_term("base_velocity").vel_command_b[ids] = torch.tensor([1.0, 0.0, 0.0])
+    base.episode_length_buf[ids] = round(10.0 / base.step_dt)
+    # tracking reward per second (weight 1.5): env 0 at 0.9 of its maximum, env 1 at 0.5; 0.8 needed
+    sums = rewards._episode_sums["track_lin_vel_xy_exp"]
+    saved_sums, term = sums.clone(), base.curriculum_manager.cfg.terrain_levels
+    sums[ids] = torch.tensor([1.5 * 0.9 * 10.0, 1.5 * 0.5 * 10.0, 0.0])
+    term.params["threshold"] = 0.8
+    try:
+        base.curriculum_manager.compute(env_ids=ids)
+    finally:
+        term.params["threshold"] = 0.0
+        sums[:] = saved_sums
+    # env 1 walked as far as env 0, slowly: it stays; env 2 fell short of half its command: down
+    assert terrain.terrain_levels[ids].tolist() == [4, 3, 2]
+
+
 def test_envs_on_the_floor_get_yaw_rate_commands_and_the_rest_steer_to_a_heading(env):
     base = env.unwrapped
     term, terrain = base.command_manager.get_term("base_velocity"), base.scene.terrain

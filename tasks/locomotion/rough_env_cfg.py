@@ -7,8 +7,9 @@ G1FlatEnvCfg)``), so a rough variant keeps that robot's rewards, commands and ph
   down, random rough, boxes), all ``convert_to_heightfield``: Newton then collides one heightfield, which MuJoCo
   (native C and MuJoCo-Warp alike) collides exactly, where a triangle mesh would collide as convex hulls under
   MuJoCo's own collision detection. Rows are difficulty levels, columns terrain types.
-- Terrain curriculum (Isaac Lab's ``terrain_levels_vel``): at reset an env moves a row up if it walked more than half
-  a sub-terrain from its origin and a row down if it covered less than half its commanded distance.
+- Terrain curriculum (``mdp.terrain_levels_tracked``, Isaac Lab's ``terrain_levels_vel`` by default): at reset an env
+  moves a row up if it walked more than half a sub-terrain from its origin and a row down if it covered less than
+  half its commanded distance. ``params.threshold`` > 0 also asks for speed on the way up.
 - Command curriculum (``mdp.command_ranges_vel``): commands start at half the robot's ranges and widen by 10% steps
   while velocity tracking is good. Yaw-rate commands come from a heading controller (Isaac Lab's rough tasks), so
   each command is a straight walk that the terrain curriculum's distance rule can judge; on the floor, yaw-rate
@@ -166,7 +167,7 @@ class RoughTerminationsCfg(TerminationsCfg):
 
 @configclass
 class CurriculumCfg(VelocityCurriculumCfg):
-    terrain_levels = CurrTerm(func=mdp.terrain_levels_vel)
+    terrain_levels = CurrTerm(func=mdp.terrain_levels_tracked, params={"threshold": 0.0})  # 0: Isaac Lab's rule
     terrain_top_rows = CurrTerm(func=mdp.terrain_top_rows, params={"rows": 2})  # logged only
     command_ranges = CurrTerm(func=mdp.command_ranges_vel, params={"start": 0.5, "step": 0.1, "threshold": 0.8})
 

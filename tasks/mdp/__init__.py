@@ -5,7 +5,6 @@ from isaaclab_tasks.core.velocity.mdp import (  # noqa: F401
     feet_air_time,
     feet_air_time_positive_biped,
     feet_slide,
-    terrain_levels_vel,
     terrain_out_of_bounds,
 )
 
@@ -20,6 +19,7 @@ from .curriculums import (  # noqa: F401
     command_ranges_vel,
     modify_reward_weights,
     ramp_reward_weights,
+    terrain_levels_tracked,
     terrain_top_rows,
 )
 from .events import randomize_joint_passive_dynamics  # noqa: F401

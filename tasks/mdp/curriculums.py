@@ -1,5 +1,6 @@
 """Curriculum terms: command ranges that widen as tracking improves, reward weights switched at a step or ramped over
-a span of steps, and the share of envs on the hardest terrain rows (terrain levels come from Isaac Lab)."""
+a span of steps, terrain rows earned by distance (Isaac Lab's rule) and optionally by speed, and the share of envs on
+the hardest terrain rows."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import torch
-from isaaclab.managers import CurriculumTermCfg, ManagerTermBase
+from isaaclab.managers import CurriculumTermCfg, ManagerTermBase, SceneEntityCfg
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
@@ -104,6 +105,34 @@ class ramp_reward_weights(ManagerTermBase):
             cfg.weight = self._initial[name] + done * (final - self._initial[name])
             manager.set_term_cfg(name, cfg)
         return torch.tensor(done)
+
+
+def terrain_levels_tracked(
+    env: ManagerBasedRLEnv,
+    env_ids: Sequence[int] | slice,
+    reward_term: str = "track_lin_vel_xy_exp",
+    threshold: float = 0.0,
+    asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"),
+) -> torch.Tensor:
+    """Isaac Lab's ``terrain_levels_vel`` with a speed test. An env moves a row up if it walked more than half a
+    sub-terrain from its origin and its episode's ``reward_term`` per second reached ``threshold`` times the term's
+    weight; a row down if it covered neither half a sub-terrain nor half its commanded distance. One that walked far
+    but slowly stays on its row: crawling 4 m up stairs in a 20 s episode earns a harder row under Isaac Lab's rule.
+    ``threshold`` 0 is Isaac Lab's rule. Returns the mean row."""
+    terrain = env.scene.terrain
+    origin_to_base = env.scene[asset_cfg.name].data.root_pos_w.torch[env_ids, :2] - env.scene.env_origins[env_ids, :2]
+    distance = torch.linalg.norm(origin_to_base, dim=1)
+    far = distance > terrain.cfg.terrain_generator.size[0] / 2
+    commanded = torch.linalg.norm(env.command_manager.get_command("base_velocity")[env_ids, :2], dim=1)
+    move_down = ~far & (distance < commanded * env.max_episode_length_s * 0.5)
+    move_up = far
+    if threshold > 0.0:
+        # runs before the reward manager resets these envs, so the sums and lengths are the episodes just ended
+        seconds = (env.episode_length_buf[env_ids] * env.step_dt).clamp(min=env.step_dt)
+        tracking = env.reward_manager._episode_sums[reward_term][env_ids] / seconds
+        move_up = far & (tracking >= threshold * env.reward_manager.get_term_cfg(reward_term).weight)
+    terrain.update_env_origins(env_ids, move_up, move_down)
+    return terrain.terrain_levels.float().mean()
 
 
 def terrain_top_rows(env: ManagerBasedRLEnv, env_ids: Sequence[int] | slice, rows: int = 2) -> torch.Tensor:
