@@ -116,6 +116,7 @@ def test_with_a_speed_threshold_only_envs_that_tracked_move_up(env):
     pose[:, :3] = terrain.env_origins[ids] + torch.tensor([[5.0, 0.0, 0.4], [0.0, 5.0, 0.4], [0.0, 0.0, 0.4]])
     robot.write_root_pose_to_sim_index(root_pose=pose, env_ids=ids)
     base.command_manager.get_term("base_velocity").vel_command_b[ids] = torch.tensor([1.0, 0.0, 0.0])
+    saved_lengths = base.episode_length_buf.clone()
     base.episode_length_buf[ids] = round(10.0 / base.step_dt)
     # tracking reward per second (weight 1.5): env 0 at 0.9 of its maximum, env 1 at 0.5; 0.8 needed
     sums = rewards._episode_sums["track_lin_vel_xy_exp"]
@@ -127,6 +128,7 @@ def test_with_a_speed_threshold_only_envs_that_tracked_move_up(env):
     finally:
         term.params["threshold"] = 0.0
         sums[:] = saved_sums
+        base.episode_length_buf[:] = saved_lengths
     # env 1 walked as far as env 0, slowly: it stays; env 2 fell short of half its command: down
     assert terrain.terrain_levels[ids].tolist() == [4, 3, 2]
 
