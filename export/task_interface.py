@@ -11,6 +11,7 @@ from typing import Any
 
 from sim2real.export.metadata import policy_interface
 from sim2real.robots import ROBOTS
+from sim2real.robots.spec import RobotSpec
 from sim2real_deploy.commands import POSE_WORKSPACE_KEYS, interface
 from sim2real_deploy.observations import Dims, term
 
@@ -27,7 +28,7 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
         robot=robot,
         observations=policy_terms(env_cfg),
         commands=command_ranges(kind, command),
-        action_scale=env_cfg.actions.joint_pos.scale,
+        action_scale=action_scale(robot, env_cfg.actions.joint_pos.scale),
         action_clip=clip_actions,
         control_dt=env_cfg.sim.dt * env_cfg.decimation,
         physics_dt=env_cfg.sim.dt,
@@ -36,6 +37,16 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
         gripper=gripper_action(env_cfg),
         action_joints=action_joints(env_cfg),
     )
+
+
+def action_scale(robot: RobotSpec, scale: float | dict[str, float]) -> float | list[float]:
+    """One scale, or one per robot joint in policy order (0 for a joint the action does not command)."""
+    if not isinstance(scale, dict):
+        return scale
+    unknown = set(scale) - set(robot.joint_names)
+    if unknown:
+        raise ValueError(f"action scale for {sorted(unknown)}: not joints of {robot.name} (a scale per joint name)")
+    return [float(scale.get(j, 0.0)) for j in robot.joint_names]
 
 
 def gripper_action(env_cfg: Any) -> dict[str, Any] | None:

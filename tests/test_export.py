@@ -280,3 +280,25 @@ def test_legs_only_policy_holds_the_other_joints_at_the_default_pose(tmp_path):
     meta["action"]["joints"] = [*legs[:-1], "no_such_joint"]
     with pytest.raises(PolicyFileError, match="action.joints"):
         validate_metadata(meta)
+
+
+def test_a_joint_groups_own_action_scale_reaches_isaac_lab_and_the_metadata(monkeypatch):
+    """mjlab scales each motor's action by its own torque; a group's ``action_scale`` is what the task trains with
+    and what the exported file maps actions by: held joints (the G1's arms) keep their default pose."""
+    from dataclasses import replace
+
+    from sim2real.config import load_task
+    from sim2real.export.task_interface import task_interface
+
+    g1 = ROBOTS["g1"]
+    knees = replace(g1.group_of("left_knee_joint"), action_scale=0.35)
+    groups = tuple(knees if g.pattern == knees.pattern else g for g in g1.joint_groups)
+    monkeypatch.setitem(ROBOTS, "g1", replace(g1, joint_groups=groups))
+    run = load_task("Sim2Real-Velocity-Flat-G1-v0", [])
+    legs = [j for j in g1.joint_names if "hip" in j or "knee" in j or "ankle" in j]
+    assert run.env.actions.joint_pos.scale == {j: 0.35 if "knee" in j else 0.25 for j in legs}
+
+    meta = PolicyMetadata(task_interface("Sim2Real-Velocity-Flat-G1-v0", run.env, run.agent.clip_actions))
+    default = np.array(g1.per_joint(g1.default_joint_pos))
+    step = [0.35 if "knee" in j else 0.25 if j in legs else 0.0 for j in g1.joint_names]
+    np.testing.assert_allclose(meta.targets_from_actions(np.ones(len(legs))), default + np.array(step))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -35,6 +36,9 @@ class JointGroup:
     effort_limit: float  # peak torque [N m]
     velocity_limit: float  # no-load speed [rad/s]; the DC-motor torque-speed curve reaches 0 torque here
     passive: PassiveDynamics | None = None  # None: the model's own values, not randomised
+    action_scale: float | None = None
+    """Joint target offset per unit of policy action [rad]; None: the task's one scale (0.25 for locomotion). mjlab
+    sets 0.25 x effort_limit / stiffness per motor, so a unit action asks a quarter of peak torque of every joint."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +189,14 @@ class RobotSpec:
         if len(matches) != 1:
             raise ValueError(f"joint {joint!r} matches {len(matches)} joint groups of {self.name}, expected 1")
         return matches[0]
+
+    def action_scale(self, joints: Sequence[str], default: float) -> float | dict[str, float]:
+        """The action scale of an action term over ``joints``: ``default`` where no group sets its own, else a
+        value per joint name (Isaac Lab's dict form, every key matched)."""
+        scales = {j: self.group_of(j).action_scale for j in joints}
+        if all(v is None for v in scales.values()):
+            return default
+        return {j: default if v is None else v for j, v in scales.items()}
 
     def joint_table(self) -> dict[str, list[float]]:
         """Per-joint arrays in policy order, as written into exported policies."""

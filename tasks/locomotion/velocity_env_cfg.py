@@ -334,6 +334,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         """What depends on overridable fields, applied after the overrides (``sim2real.config.load_task``).
         Override in task cfg (and call super)."""
         self._hold_joints()
+        self._scale_actions()
         self._check_yaw_rate_terrains()
         self._add_reward_ramp()
         if self.gait_period > 0:
@@ -401,6 +402,12 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             raise ConfigError(f"env.held_joints {problem} of {self.robot}: {', '.join(joints)}")
         self.actions.joint_pos.joint_names = [j for j in joints if j not in held]
         self.actions.held = mdp.HeldJointPositionActionCfg(asset_name="robot", joint_names=held)
+
+    def _scale_actions(self) -> None:
+        """Per-joint action scales where the robot's joint groups set their own (``JointGroup.action_scale``)."""
+        term = self.actions.joint_pos
+        if not isinstance(term.scale, dict):
+            term.scale = ROBOTS[self.robot].action_scale(term.joint_names, term.scale)
 
     def _add_gait_clock(self) -> None:
         """The phase observation and the contact-schedule reward; ``gait_period`` > 0. Override in robot cfg (and

@@ -245,6 +245,7 @@ class ReachEnvCfg(ManagerBasedRLEnvCfg):
         for command in vars(self.commands).values():  # pose commands report the end effector's tracking error
             command.body_name = spec.ee_body
         self.actions.joint_pos.joint_names = list(spec.joint_names)
+        self.actions.joint_pos.scale = spec.action_scale(spec.joint_names, self.actions.joint_pos.scale)
         self.actions.joint_pos.max_target_rate = spec.max_target_rates()  # learn behind policy_node's slew limit
         for cfg in _robot_entity_cfgs(self):
             if cfg.joint_names is None:
