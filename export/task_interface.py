@@ -11,7 +11,6 @@ from typing import Any
 
 from sim2real.export.metadata import policy_interface
 from sim2real.robots import ROBOTS
-from sim2real.robots.spec import RobotSpec
 from sim2real_deploy.commands import POSE_WORKSPACE_KEYS, interface
 from sim2real_deploy.observations import Dims, term
 
@@ -28,7 +27,7 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
         robot=robot,
         observations=policy_terms(env_cfg),
         commands=command_ranges(kind, command),
-        action_scale=action_scale(robot, env_cfg.actions.joint_pos.scale),
+        action_scale=action_scale(env_cfg),
         action_clip=clip_actions,
         control_dt=env_cfg.sim.dt * env_cfg.decimation,
         physics_dt=env_cfg.sim.dt,
@@ -39,14 +38,17 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
     )
 
 
-def action_scale(robot: RobotSpec, scale: float | dict[str, float]) -> float | list[float]:
-    """One scale, or one per robot joint in policy order (0 for a joint the action does not command)."""
+def action_scale(env_cfg: Any) -> float | list[float]:
+    """One scale, or one per robot joint in policy order (0 for a joint the action does not command), its keys
+    resolved over the action's joints as Isaac Lab's joint action resolves them (names or patterns)."""
+    from isaaclab.utils.string import resolve_matching_names_values
+
+    scale = env_cfg.actions.joint_pos.scale
     if not isinstance(scale, dict):
         return scale
-    unknown = set(scale) - set(robot.joint_names)
-    if unknown:
-        raise ValueError(f"action scale for {sorted(unknown)}: not joints of {robot.name} (a scale per joint name)")
-    return [float(scale.get(j, 0.0)) for j in robot.joint_names]
+    _, names, values = resolve_matching_names_values(scale, action_joints(env_cfg))
+    per_joint = dict(zip(names, values, strict=True))
+    return [float(per_joint.get(j, 0.0)) for j in ROBOTS[env_cfg.robot].joint_names]
 
 
 def gripper_action(env_cfg: Any) -> dict[str, Any] | None:

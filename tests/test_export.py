@@ -302,3 +302,7 @@ def test_a_joint_groups_own_action_scale_reaches_isaac_lab_and_the_metadata(monk
     default = np.array(g1.per_joint(g1.default_joint_pos))
     step = [0.35 if "knee" in j else 0.25 if j in legs else 0.0 for j in g1.joint_names]
     np.testing.assert_allclose(meta.targets_from_actions(np.ones(len(legs))), default + np.array(step))
+
+    run.env.actions.joint_pos.scale = {".*_knee_joint": 0.35, ".*_(hip|ankle)_.*": 0.25}  # patterns, as Isaac Lab takes
+    meta = PolicyMetadata(task_interface("Sim2Real-Velocity-Flat-G1-v0", run.env, run.agent.clip_actions))
+    np.testing.assert_allclose(meta.targets_from_actions(np.ones(len(legs))), default + np.array(step))
