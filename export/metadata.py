@@ -144,7 +144,7 @@ def policy_interface(
             "names": list(commands),
             "ranges": [[float(v) for v in r] for r in commands.values()],
         },
-        "actuator": {"model": robot.actuator_model},
+        "actuator": {"model": robot.actuator_model} | _implicit_damping(robot),
         "stiffness": table["stiffness"],
         "damping": table["damping"],
         "effort_limit": table["effort_limit"],
@@ -170,6 +170,12 @@ def policy_interface(
     if command_workspace is not None:
         meta["commands"]["workspace"] = {k: [float(v) for v in r] for k, r in command_workspace.items()}
     return meta
+
+
+def _implicit_damping(robot: RobotSpec) -> dict[str, list[str]]:
+    """Joints whose Kd the physics simulates as joint damping: a simulator must too (the driver runs the full PD)."""
+    joints = robot.implicit_damping_joints()
+    return {"implicit_damping": joints} if joints else {}
 
 
 def _floating_base_facts(robot: RobotSpec) -> dict[str, Any]:

@@ -79,7 +79,7 @@ def test_observation_and_torque_parity(task):
             np.testing.assert_allclose(robot_side, obs[e].numpy(), atol=1e-5, err_msg=f"{task} env {e}")
         assert np.abs(clipped).max() == run.agent.clip_actions  # the last-action term saw the clip
         assert_target_parity(env, spec, meta, actions)
-        assert_torque_parity(env, spec)
+        assert_torque_parity(env, spec, meta)
 
 
 def assert_target_parity(env, spec, meta: PolicyMetadata, actions: torch.Tensor) -> None:
@@ -91,8 +91,9 @@ def assert_target_parity(env, spec, meta: PolicyMetadata, actions: torch.Tensor)
     np.testing.assert_allclose(meta.targets_from_actions(actions.double().numpy()), trained, atol=1e-5)
 
 
-def assert_torque_parity(env, spec) -> None:
-    """Newton's actuator step for the current targets and state vs the robot-side model of the same spec."""
+def assert_torque_parity(env, spec, meta: PolicyMetadata) -> None:
+    """Newton's actuator step for the current targets and state vs the robot-side model the metadata describes (Kd
+    left to the joint damping where the spec simulates it implicitly: the G1's held arms)."""
     import warp as wp
     from isaaclab_newton.physics.newton_manager import NewtonManager as physics
 
@@ -102,10 +103,7 @@ def assert_torque_parity(env, spec) -> None:
     physics._adapter.step(physics.backend.state_0, physics.backend.control, physics.get_physics_dt(), swap_state=False)
     applied = wp.to_torch(robot._root_view.get_attribute("joint_f", physics.backend.control))[:, 0].double().numpy()
     ids = [robot.joint_names.index(n) for n in spec.joint_names]
-    table = spec.joint_table()
-    actuator = Actuator(
-        spec.actuator_model, table["stiffness"], table["damping"], table["effort_limit"], table["velocity_limit"]
-    )
+    actuator = Actuator.from_metadata(meta)
     data = robot.data
     saturated = False
     for e in range(NUM_ENVS):

@@ -53,10 +53,11 @@ class Actuator:
 
     @classmethod
     def from_metadata(cls, meta: Any) -> Actuator:  # a validated PolicyMetadata
+        """The torque a simulator applies: Kd 0 where the physics simulates it as joint damping (``MujocoRobot``)."""
         return cls(
             meta.actuator_model,
             meta.joint_array("stiffness"),
-            meta.joint_array("damping"),
+            np.where(meta.implicit_damping, 0.0, meta.joint_array("damping")),
             meta.joint_array("effort_limit"),
             meta.joint_array("velocity_limit"),
         )

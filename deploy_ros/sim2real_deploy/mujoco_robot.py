@@ -158,6 +158,8 @@ class MujocoRobot:
         self.nominal_friction = model.geom_friction[:, 0].copy()
         self.nominal_joint_dynamics = {key: getattr(model, f)[self.dof_adr].copy() for key, f in DOF_FIELDS.items()}
         self.nominal_base_mass = float(model.body_mass[self.base_body]) if self.base_body is not None else 0.0
+        self.implicit_kd = np.where(meta.implicit_damping, meta.joint_array("damping"), 0.0)  # Kd as joint damping
+        model.dof_damping[self.dof_adr] += self.implicit_kd
         self.ground: TerrainGround | None = None  # terrain height under (x, y); None: the floor at z = 0
         self.scan_points = meta.scan_points  # where a perceptive policy samples the ground; None: blind
         self.reset_counters()
@@ -245,11 +247,13 @@ class MujocoRobot:
     ) -> None:
         """Perturb the physics from nominal: mass added to the base, actuator gains scaled per joint, and absolute
         per-joint passive dynamics (``DOF_FIELDS`` keys; missing ones nominal). No arguments: all nominal. Call
-        before :meth:`reset`: recomputing the model's derived constants (``mj_setConst``) resets the pose."""
+        before :meth:`reset`: recomputing the model's derived constants (``mj_setConst``) resets the pose. A joint's
+        Kd simulated as joint damping (``implicit_kd``) is scaled by ``kd_scale`` and added to its passive damping."""
         nominal = Actuator.from_metadata(self.meta)
         self.actuator.kp, self.actuator.kd = nominal.kp * kp_scale, nominal.kd * kd_scale
         for key, field in DOF_FIELDS.items():
             getattr(self.model, field)[self.dof_adr] = (joint_dynamics or {}).get(key, self.nominal_joint_dynamics[key])
+        self.model.dof_damping[self.dof_adr] += self.implicit_kd * kd_scale
         if self.base_body is not None:
             self.model.body_mass[self.base_body] = self.nominal_base_mass + payload_kg
         mujoco.mj_setConst(self.model, self.data)

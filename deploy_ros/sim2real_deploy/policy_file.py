@@ -128,6 +128,13 @@ class PolicyMetadata:
         return str(self.raw["actuator"]["model"])
 
     @property
+    def implicit_damping(self) -> np.ndarray:
+        """Per joint, True where training simulated Kd as the joint's damping (``actuator.implicit_damping``): a
+        simulator adds Kd to the joint damping there and leaves it out of the PD torque. The driver runs full Kd."""
+        joints = set(self.raw["actuator"].get("implicit_damping", ()))
+        return np.array([name in joints for name in self.joint_names])
+
+    @property
     def floating_base(self) -> bool:
         return self.raw["robot"]["base"] == "floating"
 
@@ -253,6 +260,8 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         )
     try:
         interface(commands.get("interface", "")).index(commands["names"])
+        if unknown := sorted(set(meta["actuator"].get("implicit_damping", ())) - set(meta["joint_names"])):
+            raise ValueError(f"'actuator.implicit_damping' names joints the policy does not have: {unknown}")
         gripper = meta["action"].get("gripper")
         fingers = len(gripper["joints"]) if gripper else 0
         if gripper and not (len(gripper["open"]) == len(gripper["closed"]) == fingers > 0 and gripper["speed"] > 0):

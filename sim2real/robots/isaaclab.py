@@ -42,7 +42,8 @@ def actuator_cfg(model: str, group: JointGroup) -> DCMotorCfg | IdealPDActuatorC
     common = dict(
         joint_names_expr=[group.pattern],
         stiffness=group.stiffness,
-        damping=group.damping,
+        damping=0.0 if group.implicit_damping else group.damping,
+        viscous_friction=group.damping if group.implicit_damping else None,  # the physics' joint damping
         actuator_effort_limit=group.effort_limit,
         actuator_velocity_limit=group.velocity_limit,
         friction=0.0,

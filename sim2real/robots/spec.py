@@ -39,6 +39,10 @@ class JointGroup:
     action_scale: float | None = None
     """Joint target offset per unit of policy action [rad]; None: the task's one scale (0.25 for locomotion). mjlab
     sets 0.25 x effort_limit / stiffness per motor, so a unit action asks a quarter of peak torque of every joint."""
+    implicit_damping: bool = False
+    """Simulate Kd as the joint's viscous damping, which MuJoCo integrates implicitly, not in the explicit PD torque.
+    A light joint with a large Kd (a humanoid's held arms) makes the explicit torque unstable at the physics rate
+    (200 Hz); the robot's driver runs its PD at kHz and gets the full Kd as ever (the metadata's ``damping``)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,10 @@ class RobotSpec:
         if all(v is None for v in scales.values()):
             return default
         return {j: default if v is None else v for j, v in scales.items()}
+
+    def implicit_damping_joints(self) -> list[str]:
+        """Policy joints whose Kd the physics applies as joint damping (``JointGroup.implicit_damping``)."""
+        return [j for j in self.joint_names if self.group_of(j).implicit_damping]
 
     def joint_table(self) -> dict[str, list[float]]:
         """Per-joint arrays in policy order, as written into exported policies."""

@@ -43,7 +43,7 @@ def actuator_gain_scale(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = Scen
         cfg = asset.cfg.actuators[name]
         stiffness, damping = _actuator_gains(asset.actuators, name, actuator)
         kp.append(stiffness / cfg.stiffness)
-        kd.append(damping / cfg.damping)
+        kd.append(damping / cfg.damping if cfg.damping else torch.ones_like(damping))  # 0: Kd in the joint damping
     return torch.cat(kp + kd, dim=1).to(env.device)
 
 
