@@ -240,6 +240,58 @@ def test_perturbations_reach_the_physics_and_are_undone(stand_policy):
     np.testing.assert_allclose(robot.model.dof_damping[robot.dof_adr], nominal["damping"])
 
 
+def _g1_metadata() -> dict:
+    g1 = ROBOTS["g1"]
+    return make_metadata(
+        task_id="Sim2Real-Velocity-Flat-G1-v0", robot=g1, observations=velocity_terms(len(g1.joint_names))
+    )
+
+
+def _elbow_after_a_kick(meta: dict) -> tuple[float, float]:
+    """The G1 on its gantry, PD-held at the default pose, its left elbow kicked to 3 rad/s: the elbow's peak speed
+    over the second quarter second, and how far any joint is from its default pose at the end of it."""
+    robot = MujocoRobot.from_metadata(validate_metadata(meta))
+    robot.reset()
+    pose, elbow = (
+        robot.data.qpos[robot.base_qpos : robot.base_qpos + 7].copy(),
+        meta["joint_names"].index("left_elbow_joint"),
+    )
+    robot.data.qvel[robot.dof_adr[elbow]] = 3.0
+    speeds = []
+    for _ in range(100):  # 0.5 s at 200 Hz
+        robot.hold_base(pose)
+        robot.physics_step(robot.default_pos)
+        speeds.append(abs(robot.qd[elbow]))
+    return max(speeds[50:]), float(np.abs(robot.q - robot.default_pos).max())
+
+
+def test_implicit_damping_is_joint_damping_and_keeps_a_stiff_held_arm_stable():
+    """The G1's held waist and arms simulate their Kd as joint damping (metadata ``actuator.implicit_damping``): the
+    robot side adds Kd to the MJCF's joint damping, scales it with the gains, and leaves it out of the PD torque. As
+    an explicit torque at the 200 Hz physics rate the same Kd 10 keeps a kicked elbow swinging; implicit, it settles."""
+    meta = _g1_metadata()
+    robot = MujocoRobot.from_metadata(validate_metadata(meta))
+    implicit = np.isin(meta["joint_names"], meta["actuator"]["implicit_damping"])
+    assert implicit.sum() == 11  # the waist and both arms
+    kd, mjcf = np.asarray(meta["damping"]), robot.nominal_joint_dynamics["damping"]
+    np.testing.assert_allclose(robot.model.dof_damping[robot.dof_adr], mjcf + np.where(implicit, kd, 0.0))
+    np.testing.assert_allclose(robot.actuator.kd, np.where(implicit, 0.0, kd))
+    passive = np.full(len(kd), 0.3)
+    robot.set_dynamics(kd_scale=0.5, joint_dynamics={"damping": passive})
+    np.testing.assert_allclose(robot.model.dof_damping[robot.dof_adr], passive + np.where(implicit, 0.5 * kd, 0.0))
+    np.testing.assert_allclose(robot.actuator.kd, np.where(implicit, 0.0, 0.5 * kd))
+    robot.set_dynamics()
+    np.testing.assert_allclose(robot.model.dof_damping[robot.dof_adr], mjcf + np.where(implicit, kd, 0.0))
+    settled_speed, settled_offset = _elbow_after_a_kick(meta)
+    assert settled_speed < 0.05 and settled_offset < 0.02
+    explicit = copy.deepcopy(meta)
+    del explicit["actuator"]["implicit_damping"]
+    swinging_speed, swinging_offset = _elbow_after_a_kick(explicit)
+    assert swinging_speed > 1.0 and swinging_offset > 0.1
+    with pytest.raises(PolicyFileError, match="implicit_damping"):
+        validate_metadata(copy.deepcopy(meta) | {"actuator": {"model": "dc_motor", "implicit_damping": ["tail_joint"]}})
+
+
 def test_heavy_payload_and_weak_gains_sink_the_pd_stand(stand_policy):
     """The perturbations act: a pure PD stand sinks lower under +3 kg at 0.8x gains than nominal."""
     heavy = Randomization(payload_kg=(3.0, 3.0), kp_scale=(0.8, 0.8), kd_scale=(0.8, 0.8))
@@ -312,9 +364,7 @@ def test_a_kneeling_g1_has_fallen_by_its_own_rule(files):
     """The fall rule is the robot's (metadata ``robot.fall``): for the G1 three quarters of its standing height. A G1
     folding into a kneel fails; the quadruped's absolute 0.15 m floor counted the same pose as standing."""
     g1 = ROBOTS["g1"]
-    meta = make_metadata(
-        task_id="Sim2Real-Velocity-Flat-G1-v0", robot=g1, observations=velocity_terms(len(g1.joint_names))
-    )
+    meta = _g1_metadata()
     bend = {"hip_pitch": -1.2, "knee": 2.2, "ankle_pitch": -1.0}  # [rad] from the default pose: a deep kneel
     action = [next((v / 0.25 for k, v in bend.items() if f"_{k}_" in j), 0.0) for j in g1.joint_names]
     kneel = constant_policy(files / "g1_kneel.onnx", action, meta)
