@@ -113,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     tiles.add_argument("task", help="a rough task id, e.g. Sim2Real-Velocity-Rough-Go2-v0")
     tiles.add_argument("--out", type=Path, help="file to write (default assets/terrain/<robot>_rough.npz)")
+    tiles.add_argument(
+        "--spacing",
+        type=float,
+        help="grid spacing [m] (default: the physics' heightfield, 0.1 m); finer makes a stair riser steeper than "
+        "training's 48-degree ramp, closer to a real stair's vertical face (a different file: use --out)",
+    )
     tiles.set_defaults(func=_terrain_tiles)
 
     curves = commands.add_parser(
@@ -192,7 +198,9 @@ def _export(args: argparse.Namespace) -> int:
 def _terrain_tiles(args: argparse.Namespace) -> int:
     from sim2real.terrain_tiles import write_tiles
 
-    print(write_tiles(args.task, args.out))
+    if args.spacing is not None and not (0.0 < args.spacing <= 1.0 and args.out):
+        raise ValueError("--spacing must lie in (0, 1] m and needs --out: the check's own file keeps the physics' grid")
+    print(write_tiles(args.task, args.out, args.spacing))
     return 0
 
 

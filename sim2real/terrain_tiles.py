@@ -59,8 +59,11 @@ def sample_heights(mesh: Any, size: tuple[float, float], spacing: float) -> np.n
     return z.reshape(len(xs), len(ys))
 
 
-def generate_tiles(task_id: str, difficulties: tuple[float, ...] = DIFFICULTIES) -> dict[str, Any]:
-    """``{"meta": {...}, "<name>_<difficulty>": heights}`` for every sub-terrain of the task at each difficulty."""
+def generate_tiles(
+    task_id: str, difficulties: tuple[float, ...] = DIFFICULTIES, spacing: float | None = None
+) -> dict[str, Any]:
+    """``{"meta": {...}, "<name>_<difficulty>": heights}`` for every sub-terrain of the task at each difficulty, on the
+    physics' grid, or on a finer ``spacing`` [m]: steeper risers than the training heightfield's (real stairs')."""
     from sim2real.config import ConfigError, load_task
 
     env = load_task(task_id, []).env
@@ -70,11 +73,12 @@ def generate_tiles(task_id: str, difficulties: tuple[float, ...] = DIFFICULTIES)
     generator = terrain.terrain_generator
     if generator.seed is None:
         generator.seed = 0  # random rough ground: the same tiles on every run
+    spacing = spacing or generator.horizontal_scale
     tiles: dict[str, Any] = {}
     meta: dict[str, Any] = {
         "task_id": task_id,
         "robot": env.robot,
-        "horizontal_scale": generator.horizontal_scale,
+        "horizontal_scale": spacing,
         "size": list(generator.size),
         "seed": generator.seed,
         "tiles": {},
@@ -85,7 +89,7 @@ def generate_tiles(task_id: str, difficulties: tuple[float, ...] = DIFFICULTIES)
             np.random.seed(generator.seed)  # the generator seeds numpy's global RNG; random ground draws from it
             meshes, origin = sub.function(difficulty, sub)
             key = f"{name}_{difficulty:g}"
-            tiles[key] = sample_heights(meshes[0], generator.size, generator.horizontal_scale).astype(np.float32)
+            tiles[key] = sample_heights(meshes[0], generator.size, spacing).astype(np.float32)
             meta["tiles"][key] = {
                 "type": name,
                 "difficulty": difficulty,
@@ -100,9 +104,9 @@ def _plain(cfg: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in cfg.items() if isinstance(v, int | float | str | list | tuple | type(None))}
 
 
-def write_tiles(task_id: str, out: Path | None = None) -> Path:
+def write_tiles(task_id: str, out: Path | None = None, spacing: float | None = None) -> Path:
     """The task's tiles as ``out`` (default ``assets/terrain/<robot>_rough.npz``)."""
-    tiles = generate_tiles(task_id)
+    tiles = generate_tiles(task_id, spacing=spacing)
     out = out or TERRAIN_DIR / f"{tiles['meta']['robot']}_rough.npz"
     out.parent.mkdir(parents=True, exist_ok=True)
     arrays = {k: v for k, v in tiles.items() if k != "meta"}

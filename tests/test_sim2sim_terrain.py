@@ -39,6 +39,31 @@ def test_the_tile_file_is_what_the_task_generator_gives(robot, task):
     assert step >= 0.10 and np.allclose(np.diff(heights), step, atol=0.005)  # 10 cm steps and more (G1: 21 cm)
 
 
+def test_a_finer_grid_keeps_the_vertices_and_steepens_the_risers(tmp_path):
+    """``--spacing 0.05``: every second vertex is the check's own 0.1 m grid, and the 11 cm stairs' risers climb over
+    half as many metres (one 0.05 m cell instead of one 0.1 m cell)."""
+    from sim2real.cli import main as sim2real_cli
+
+    out = tmp_path / "fine.npz"
+    assert (
+        sim2real_cli(["terrain-tiles", "Sim2Real-Velocity-Rough-Go2-v0", "--spacing", "0.05", "--out", str(out)]) == 0
+    )
+    with np.load(out) as fine, np.load(TILES) as check:
+        assert json.loads(str(fine["meta"]))["horizontal_scale"] == 0.05
+        for name in ("stairs_inv_0.9", "random_rough_0.9", "slope_inv_0.9"):
+            np.testing.assert_allclose(fine[name][::2, ::2], check[name], atol=1e-5, err_msg=name)
+
+        def risers(z: np.ndarray) -> int:  # grid cells along the mid-tile row where the ground rises a step
+            return int((np.abs(np.diff(z[:, z.shape[1] // 2])) > 0.05).sum())
+
+        coarse, steep = check["stairs_inv_0.9"], fine["stairs_inv_0.9"]
+        assert risers(steep) == risers(coarse) > 0  # one cell per riser on either grid: half the run on the fine one
+        assert np.abs(np.diff(steep, axis=0)).max() == pytest.approx(np.abs(np.diff(coarse, axis=0)).max(), abs=1e-3)
+    assert (
+        sim2real_cli(["terrain-tiles", "Sim2Real-Velocity-Rough-Go2-v0", "--spacing", "0.05"]) == 2
+    )  # would overwrite
+
+
 @pytest.mark.parametrize("name", ["stairs_0.9", "random_rough_0.9", "slope_inv_0.9"])
 def test_the_heightfield_is_the_tile_and_the_ground_lookup_is_what_mujoco_collides_with(name):
     tile = load_tiles(TILES)[name]
