@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
-from conftest import go2_env
+from conftest import GO2_TASK, go2_env, task_env
 
 
 def test_randomised_gains_reach_the_physics():
@@ -23,6 +25,26 @@ def test_randomised_gains_reach_the_physics():
                 env.step(torch.zeros(env.num_envs, 12))
             heights[scale] = env.unwrapped.scene["robot"].data.root_pos_w.torch[:, 2].mean().item()
     assert heights[0.5] < heights[1.0] - 0.01
+
+
+def test_controller_damping_is_added_to_the_sampled_passive_damping():
+    """A joint whose Kd the physics simulates as joint damping keeps it under the passive-dynamics draw: the physics'
+    damping is the sample (inside the spec's range) plus that Kd, here 2 on the front hips and 0 elsewhere."""
+    from sim2real.robots import ROBOTS
+
+    spec = ROBOTS["go2"]
+    kd = [2.0 if re.fullmatch("F[LR]_hip_joint", j) else 0.0 for j in spec.joint_names]
+
+    def add_kd(run) -> None:
+        run.env.events.joint_dynamics.params["controller_damping"] = kd
+
+    with task_env(GO2_TASK, num_envs=4, configure=add_kd) as env:
+        env.step(torch.zeros(env.num_envs, 12))
+        damping = env.get_observations()["critic"][:, -36:-24]  # the critic's joint dynamics: damping first
+        sample = damping - torch.tensor(kd)
+        lo, hi = torch.tensor(spec.passive_ranges()["damping"]).T
+        assert ((sample >= lo - 1e-6) & (sample <= hi + 1e-6)).all()
+        assert (damping[:, torch.tensor(kd) > 0] > 2.0).all()
 
 
 @pytest.mark.parametrize("delay", [0, 2])
