@@ -17,6 +17,22 @@ os.environ.setdefault("WARP_CACHE_PATH", os.path.expanduser("~/.cache/warp"))
 default_headless_gl()  # before any test module imports mujoco: the video test renders offscreen
 
 GO2_TASK = "Sim2Real-Velocity-Flat-Go2-v0"
+G1_TASK = "Sim2Real-Velocity-Flat-G1-v0"
+
+
+def g1_with_damped_held_joints():
+    """The G1 spec with its held waist and arms at Kd 15 / 10 simulated as implicit joint damping (session 42's
+    run; the shipped G1 keeps 5 / 1 explicit)."""
+    from dataclasses import replace
+
+    from sim2real.robots import ROBOTS
+
+    g1 = ROBOTS["g1"]
+    kd = {"waist_yaw_joint": 15.0, ".*_(shoulder_.*|elbow|wrist_roll)_joint": 10.0}
+    groups = tuple(
+        replace(g, damping=kd[g.pattern], implicit_damping=True) if g.pattern in kd else g for g in g1.joint_groups
+    )
+    return replace(g1, joint_groups=groups)
 
 
 @contextlib.contextmanager

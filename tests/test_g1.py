@@ -71,31 +71,6 @@ def test_held_joints_keep_the_default_pose_while_the_legs_act(env):
     assert (robot.actuators.target_command.position.torch[:, legs] - default[:, legs]).abs().max() > 0.1
 
 
-def test_held_joints_kd_is_joint_damping_in_the_physics(env):
-    """The waist and arms simulate their Kd implicitly: it is the joint damping of every native MuJoCo world, the
-    explicit PD torque carries none of it (tests/test_parity.py holds the torque to the metadata's actuator), and
-    the critic's gain term reads 1 there, not 0 / 0."""
-    from isaaclab_newton.physics import NewtonManager
-
-    from sim2real.robots import ROBOTS
-
-    spec = ROBOTS["g1"]
-    env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
-    robot = env.unwrapped.scene["robot"]
-    held = spec.implicit_damping_joints()
-    assert held and all(re.search("waist|shoulder|elbow|wrist", j) for j in held)
-    ids = [robot.joint_names.index(j) for j in held]
-    kd = torch.tensor([spec.group_of(j).damping for j in held])
-    assert kd.min() >= 10.0
-    native = torch.from_numpy(NewtonManager._solver.native.params["dof_damping"][:, 6:]).float()  # after the free joint
-    assert torch.allclose(native[:, ids], kd.expand(env.num_envs, -1))
-    held_groups = [
-        cfg for cfg in robot.cfg.actuators.values() if any(re.fullmatch(cfg.joint_names_expr[0], j) for j in held)
-    ]
-    assert held_groups and all(cfg.damping == 0.0 for cfg in held_groups)  # the torque parity test runs them
-    assert torch.isfinite(env.get_observations()["critic"]).all()
-
-
 def test_standing_at_default_pose_with_zero_actions_stays_up_for_one_second(env):
     env.reset()
     robot = env.unwrapped.scene["robot"]

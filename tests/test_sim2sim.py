@@ -17,6 +17,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 import pytest
+from conftest import g1_with_damped_held_joints
 from test_export import constant_policy, make_metadata, velocity_terms
 
 from sim2real import REPO_ROOT
@@ -240,8 +241,8 @@ def test_perturbations_reach_the_physics_and_are_undone(stand_policy):
     np.testing.assert_allclose(robot.model.dof_damping[robot.dof_adr], nominal["damping"])
 
 
-def _g1_metadata() -> dict:
-    g1 = ROBOTS["g1"]
+def _g1_metadata(g1=None) -> dict:
+    g1 = g1 or ROBOTS["g1"]
     return make_metadata(
         task_id="Sim2Real-Velocity-Flat-G1-v0", robot=g1, observations=velocity_terms(len(g1.joint_names))
     )
@@ -266,10 +267,10 @@ def _elbow_after_a_kick(meta: dict) -> tuple[float, float]:
 
 
 def test_implicit_damping_is_joint_damping_and_keeps_a_stiff_held_arm_stable():
-    """The G1's held waist and arms simulate their Kd as joint damping (metadata ``actuator.implicit_damping``): the
+    """A G1 whose held waist and arms simulate their Kd as joint damping (metadata ``actuator.implicit_damping``): the
     robot side adds Kd to the MJCF's joint damping, scales it with the gains, and leaves it out of the PD torque. As
     an explicit torque at the 200 Hz physics rate the same Kd 10 keeps a kicked elbow swinging; implicit, it settles."""
-    meta = _g1_metadata()
+    meta = _g1_metadata(g1_with_damped_held_joints())
     robot = MujocoRobot.from_metadata(validate_metadata(meta))
     implicit = np.isin(meta["joint_names"], meta["actuator"]["implicit_damping"])
     assert implicit.sum() == 11  # the waist and both arms

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 import torch
-from conftest import GO2_TASK, go2_env, task_env
+from conftest import G1_TASK, GO2_TASK, g1_with_damped_held_joints, go2_env, task_env
 
 
 def test_randomised_gains_reach_the_physics():
@@ -45,6 +45,45 @@ def test_controller_damping_is_added_to_the_sampled_passive_damping():
         lo, hi = torch.tensor(spec.passive_ranges()["damping"]).T
         assert ((sample >= lo - 1e-6) & (sample <= hi + 1e-6)).all()
         assert (damping[:, torch.tensor(kd) > 0] > 2.0).all()
+
+
+def test_implicit_damping_is_joint_damping_in_the_physics_and_out_of_the_torque(monkeypatch):
+    """A G1 whose held waist and arms simulate Kd implicitly: their Kd is the joint damping of every native MuJoCo
+    world, the explicit PD torque Newton applies equals the metadata's actuator (Kd 0 there), and the critic's gain
+    term reads 1 there, not 0 / 0."""
+    from isaaclab_newton.physics import NewtonManager
+    from test_parity import assert_torque_parity
+
+    from sim2real.export.task_interface import task_interface
+    from sim2real.robots import ROBOTS
+    from sim2real_deploy.policy_file import PolicyMetadata
+
+    spec = g1_with_damped_held_joints()
+    monkeypatch.setitem(ROBOTS, "g1", spec)
+    captured = {}
+
+    def full_targets(run) -> None:  # as tests/test_parity.py: nominal gains, this step's full targets
+        run.env.events.motor_strength = None
+        run.env.actions.joint_pos.max_target_rate = None
+        run.env.actions.joint_pos.delay_range = (0, 0)
+        captured["run"] = run
+
+    with task_env(G1_TASK, num_envs=2, configure=full_targets) as env:
+        torch.manual_seed(0)
+        for _ in range(3):
+            env.step(15.0 * torch.randn(env.num_envs, env.num_actions))  # beyond the clip: saturating torques
+        robot = env.unwrapped.scene["robot"]
+        held = spec.implicit_damping_joints()
+        assert len(held) == 11 and all(re.search("waist|shoulder|elbow|wrist", j) for j in held)
+        ids = [robot.joint_names.index(j) for j in held]
+        native = torch.from_numpy(NewtonManager._solver.native.params["dof_damping"][:, 6:]).float()  # after free joint
+        kd = torch.tensor([spec.group_of(j).damping for j in held])
+        assert torch.allclose(native[:, ids], kd.expand(env.num_envs, -1)) and kd.min() >= 10.0
+        assert torch.isfinite(env.get_observations()["critic"]).all()
+        run = captured["run"]
+        meta = PolicyMetadata(task_interface(G1_TASK, run.env, run.agent.clip_actions))
+        assert meta.raw["actuator"]["implicit_damping"] == held
+        assert_torque_parity(env, spec, meta)
 
 
 @pytest.mark.parametrize("delay", [0, 2])

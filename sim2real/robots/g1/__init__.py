@@ -44,23 +44,13 @@ SPEC = RobotSpec(
         JointGroup(".*_hip_.*_joint", stiffness=100.0, damping=2.0, effort_limit=88.0, velocity_limit=32.0),
         JointGroup(".*_knee_joint", stiffness=150.0, damping=4.0, effort_limit=139.0, velocity_limit=20.0),
         JointGroup(".*_ankle_.*_joint", stiffness=40.0, damping=2.0, effort_limit=50.0, velocity_limit=37.0),
-        # The held waist and arms are damped hard (Isaac Lab's G1 arms: 40 / 10) so the legs' gait shakes them, and
-        # through them the pelvis, less (docs/tasks.md, session 41); stable at 200 Hz only as implicit joint damping.
-        JointGroup(
-            "waist_yaw_joint",
-            stiffness=200.0,
-            damping=15.0,
-            effort_limit=88.0,
-            velocity_limit=32.0,
-            implicit_damping=True,
-        ),
+        JointGroup("waist_yaw_joint", stiffness=200.0, damping=5.0, effort_limit=88.0, velocity_limit=32.0),
         JointGroup(
             ".*_(shoulder_.*|elbow|wrist_roll)_joint",
             stiffness=40.0,
-            damping=10.0,
+            damping=1.0,
             effort_limit=25.0,
             velocity_limit=37.0,
-            implicit_damping=True,
         ),
     ),
     base_body="pelvis",
