@@ -48,9 +48,9 @@ def test_controller_damping_is_added_to_the_sampled_passive_damping():
 
 
 def test_implicit_damping_is_joint_damping_in_the_physics_and_out_of_the_torque(monkeypatch):
-    """A G1 whose held waist and arms simulate Kd implicitly: their Kd is the joint damping of every native MuJoCo
-    world, the explicit PD torque Newton applies equals the metadata's actuator (Kd 0 there), and the critic's gain
-    term reads 1 there, not 0 / 0."""
+    """A G1 whose held waist and arms simulate Kd implicitly: their Kd is added to the joint damping of every native
+    MuJoCo world, the explicit PD torque Newton applies equals the metadata's actuator (Kd 0 there), and the critic's
+    gain term reads 1 there, not 0 / 0."""
     from isaaclab_newton.physics import NewtonManager
     from test_parity import assert_torque_parity
 
@@ -78,7 +78,9 @@ def test_implicit_damping_is_joint_damping_in_the_physics_and_out_of_the_torque(
         ids = [robot.joint_names.index(j) for j in held]
         native = torch.from_numpy(NewtonManager._solver.native.params["dof_damping"][:, 6:]).float()  # after free joint
         kd = torch.tensor([spec.group_of(j).damping for j in held])
-        assert torch.allclose(native[:, ids], kd.expand(env.num_envs, -1)) and kd.min() >= 10.0
+        mjcf = torch.tensor([spec.mjcf_joint_damping[j] for j in held])  # the joint's own, as the robot side keeps it
+        assert torch.allclose(native[:, ids], (mjcf + kd).expand(env.num_envs, -1)) and kd.min() >= 10.0
+        assert 0.0 < mjcf.min() < 0.1  # the G1 MJCF's 0.05: kept under the Kd, not replaced
         assert torch.isfinite(env.get_observations()["critic"]).all()
         run = captured["run"]
         meta = PolicyMetadata(task_interface(G1_TASK, run.env, run.agent.clip_actions))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import isaaclab.sim as sim_utils
 from isaaclab.actuators import DCMotorCfg, IdealPDActuatorCfg
 from isaaclab.assets import ArticulationCfg
@@ -19,7 +21,7 @@ def articulation_cfg(spec: RobotSpec, prim_path: str = "{ENV_REGEX_NS}/Robot") -
     without that saturation asks for fast swings the real motors cannot deliver. Explicit PD also makes the
     gains readable per env, which the critic's privileged observations and gain randomisation need.
     """
-    actuators = {f"group{i}": actuator_cfg(spec.actuator_model, group) for i, group in enumerate(spec.joint_groups)}
+    actuators = {f"group{i}": actuator_cfg(spec, group) for i, group in enumerate(spec.joint_groups)}
     return ArticulationCfg(
         prim_path=prim_path,
         spawn=sim_utils.UsdFileCfg(
@@ -37,13 +39,17 @@ def articulation_cfg(spec: RobotSpec, prim_path: str = "{ENV_REGEX_NS}/Robot") -
     )
 
 
-def actuator_cfg(model: str, group: JointGroup) -> DCMotorCfg | IdealPDActuatorCfg:
-    """Isaac Lab's actuator for ``spec.actuator_model``; the robot side's twin is ``sim2real_deploy.actuators``."""
+def actuator_cfg(spec: RobotSpec, group: JointGroup) -> DCMotorCfg | IdealPDActuatorCfg:
+    """Isaac Lab's actuator for ``spec.actuator_model``; the robot side's twin is ``sim2real_deploy.actuators``. A group
+    with ``implicit_damping`` puts its Kd into the joints' own damping (the MJCF's, which the robot side adds it to)."""
+    model = spec.actuator_model
+    joints = [j for j in spec.joint_names if re.fullmatch(group.pattern, j)]
+    implicit = {j: spec.mjcf_joint_damping[j] + group.damping for j in joints} if group.implicit_damping else None
     common = dict(
         joint_names_expr=[group.pattern],
         stiffness=group.stiffness,
         damping=0.0 if group.implicit_damping else group.damping,
-        viscous_friction=group.damping if group.implicit_damping else None,  # the physics' joint damping
+        viscous_friction=implicit,  # None: the USD's joint damping (the MJCF's)
         actuator_effort_limit=group.effort_limit,
         actuator_velocity_limit=group.velocity_limit,
         friction=0.0,

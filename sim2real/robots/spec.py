@@ -175,6 +175,14 @@ class RobotSpec:
         data.qpos[model.jnt_qposadr[free] : model.jnt_qposadr[free] + 7] = [0, 0, 0, 1, 0, 0, 0]
         return feet_on_floor_height(model, data)
 
+    @cached_property
+    def mjcf_joint_damping(self) -> dict[str, float]:
+        """Each policy joint's own viscous damping in the MJCF [N m s / rad] (the USD carries the same)."""
+        import mujoco
+
+        model = mujoco.MjModel.from_xml_path(str(self.mjcf_path))
+        return {j: float(model.dof_damping[model.jnt_dofadr[model.joint(j).id]]) for j in self.joint_names}
+
     @property
     def fall_height(self) -> float:
         """Fallen below this base height [m]: ``fall_height_fraction`` of the standing height."""
