@@ -74,6 +74,12 @@ def generate_tiles(
     if generator.seed is None:
         generator.seed = 0  # random rough ground: the same tiles on every run
     spacing = spacing or generator.horizontal_scale
+    cells = [size / spacing for size in generator.size]
+    if spacing > generator.horizontal_scale or any(abs(c - round(c)) > 1e-6 for c in cells):
+        raise ConfigError(
+            f"spacing {spacing} m: needs to be at most the physics' {generator.horizontal_scale} m and divide the "
+            f"{generator.size[0]:g} m tile"
+        )
     tiles: dict[str, Any] = {}
     meta: dict[str, Any] = {
         "task_id": task_id,

@@ -84,3 +84,20 @@ def driver_order(spec) -> list[str]:
     else:
         order = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)]
     return [j for j in order if j in spec.joint_names]
+
+
+def test_implicit_damping_adds_kd_to_the_mjcf_damping_and_refuses_a_gripper():
+    """An implicit group's joints get the MJCF's joint damping plus Kd as Isaac Lab's viscous friction (the robot side
+    adds Kd to the MJCF's too); on a gripper group, whose joints the metadata does not list, it is refused."""
+    from dataclasses import replace
+
+    from sim2real.robots.isaaclab import actuator_cfg
+
+    g1, panda = ROBOTS["g1"], ROBOTS["panda"]
+    arms = replace(g1.group_of("left_elbow_joint"), damping=10.0, implicit_damping=True)
+    cfg = actuator_cfg(g1, arms)
+    assert cfg.damping == 0.0 and cfg.viscous_friction["left_elbow_joint"] == pytest.approx(10.0 + 0.05)
+    assert len(cfg.viscous_friction) == 10  # both arms' five joints
+    fingers = replace(panda.group_of(panda.gripper_joints[0]), implicit_damping=True)
+    with pytest.raises(ValueError, match="gripper"):
+        actuator_cfg(panda, fingers)

@@ -289,8 +289,9 @@ def test_implicit_damping_is_joint_damping_and_keeps_a_stiff_held_arm_stable():
     del explicit["actuator"]["implicit_damping"]
     swinging_speed, swinging_offset = _elbow_after_a_kick(explicit)
     assert swinging_speed > 1.0 and swinging_offset > 0.1
-    with pytest.raises(PolicyFileError, match="implicit_damping"):
-        validate_metadata(copy.deepcopy(meta) | {"actuator": {"model": "dc_motor", "implicit_damping": ["tail_joint"]}})
+    for bad in (["tail_joint"], "waist_yaw_joint"):  # not a policy joint; a name, not a list of names
+        with pytest.raises(PolicyFileError, match="implicit_damping"):
+            validate_metadata(copy.deepcopy(meta) | {"actuator": {"model": "dc_motor", "implicit_damping": bad}})
 
 
 def test_heavy_payload_and_weak_gains_sink_the_pd_stand(stand_policy):

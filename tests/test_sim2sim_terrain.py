@@ -59,9 +59,10 @@ def test_a_finer_grid_keeps_the_vertices_and_steepens_the_risers(tmp_path):
         coarse, steep = check["stairs_inv_0.9"], fine["stairs_inv_0.9"]
         assert risers(steep) == risers(coarse) > 0  # one cell per riser on either grid: half the run on the fine one
         assert np.abs(np.diff(steep, axis=0)).max() == pytest.approx(np.abs(np.diff(coarse, axis=0)).max(), abs=1e-3)
-    assert (
-        sim2real_cli(["terrain-tiles", "Sim2Real-Velocity-Rough-Go2-v0", "--spacing", "0.05"]) == 2
-    )  # would overwrite
+    task = "Sim2Real-Velocity-Rough-Go2-v0"
+    assert sim2real_cli(["terrain-tiles", task, "--spacing", "0.05"]) == 2  # would overwrite the check's own file
+    for coarse_or_uneven in ("0.2", "0.03"):  # coarser than the physics' grid; 8 m is not a whole number of cells
+        assert sim2real_cli(["terrain-tiles", task, "--spacing", coarse_or_uneven, "--out", str(out)]) == 2
 
 
 @pytest.mark.parametrize("name", ["stairs_0.9", "random_rough_0.9", "slope_inv_0.9"])

@@ -159,7 +159,7 @@ class MujocoRobot:
         self.nominal_joint_dynamics = {key: getattr(model, f)[self.dof_adr].copy() for key, f in DOF_FIELDS.items()}
         self.nominal_base_mass = float(model.body_mass[self.base_body]) if self.base_body is not None else 0.0
         self.implicit_kd = np.where(meta.implicit_damping, meta.joint_array("damping"), 0.0)  # Kd as joint damping
-        model.dof_damping[self.dof_adr] += self.implicit_kd
+        model.dof_damping[self.dof_adr] += self.implicit_kd  # into this model: one MujocoRobot per model
         self.ground: TerrainGround | None = None  # terrain height under (x, y); None: the floor at z = 0
         self.scan_points = meta.scan_points  # where a perceptive policy samples the ground; None: blind
         self.reset_counters()
@@ -248,7 +248,8 @@ class MujocoRobot:
         """Perturb the physics from nominal: mass added to the base, actuator gains scaled per joint, and absolute
         per-joint passive dynamics (``DOF_FIELDS`` keys; missing ones nominal). No arguments: all nominal. Call
         before :meth:`reset`: recomputing the model's derived constants (``mj_setConst``) resets the pose. A joint's
-        Kd simulated as joint damping (``implicit_kd``) is scaled by ``kd_scale`` and added to its passive damping."""
+        Kd simulated as joint damping (``implicit_kd``) is scaled by ``kd_scale`` (a driver's gain error; training keeps
+        it nominal) and added to its passive damping."""
         nominal = Actuator.from_metadata(self.meta)
         self.actuator.kp, self.actuator.kd = nominal.kp * kp_scale, nominal.kd * kd_scale
         for key, field in DOF_FIELDS.items():

@@ -260,8 +260,9 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         )
     try:
         interface(commands.get("interface", "")).index(commands["names"])
-        if unknown := sorted(set(meta["actuator"].get("implicit_damping", ())) - set(meta["joint_names"])):
-            raise ValueError(f"'actuator.implicit_damping' names joints the policy does not have: {unknown}")
+        implicit = meta["actuator"].get("implicit_damping", [])
+        if not isinstance(implicit, list) or set(implicit) - set(meta["joint_names"]):
+            raise ValueError(f"'actuator.implicit_damping' must list policy joints: {implicit!r}")
         gripper = meta["action"].get("gripper")
         fingers = len(gripper["joints"]) if gripper else 0
         if gripper and not (len(gripper["open"]) == len(gripper["closed"]) == fingers > 0 and gripper["speed"] > 0):

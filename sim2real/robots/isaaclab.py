@@ -43,8 +43,12 @@ def actuator_cfg(spec: RobotSpec, group: JointGroup) -> DCMotorCfg | IdealPDActu
     """Isaac Lab's actuator for ``spec.actuator_model``; the robot side's twin is ``sim2real_deploy.actuators``. A group
     with ``implicit_damping`` puts its Kd into the joints' own damping (the MJCF's, which the robot side adds it to)."""
     model = spec.actuator_model
-    joints = [j for j in spec.joint_names if re.fullmatch(group.pattern, j)]
-    implicit = {j: spec.mjcf_joint_damping[j] + group.damping for j in joints} if group.implicit_damping else None
+    implicit = None
+    if group.implicit_damping:
+        if any(re.fullmatch(group.pattern, j) for j in spec.gripper_joints):  # not in the metadata's joint list
+            raise ValueError(f"{spec.name}: implicit_damping on {group.pattern!r} would reach gripper joints")
+        joints = [j for j in spec.joint_names if re.fullmatch(group.pattern, j)]
+        implicit = {j: spec.mjcf_joint_damping[j] + group.damping for j in joints}
     common = dict(
         joint_names_expr=[group.pattern],
         stiffness=group.stiffness,

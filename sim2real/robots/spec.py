@@ -42,7 +42,9 @@ class JointGroup:
     implicit_damping: bool = False
     """Simulate Kd as the joint's viscous damping, which MuJoCo integrates implicitly, not in the explicit PD torque.
     A light joint with a large Kd (a humanoid's held arms) makes the explicit torque unstable at the physics rate
-    (200 Hz); the robot's driver runs its PD at kHz and gets the full Kd as ever (the metadata's ``damping``)."""
+    (200 Hz); the robot's driver runs its PD at kHz and gets the full Kd as ever (the metadata's ``damping``). The
+    damping torque then escapes the effort limit and the torque-speed curve, which a driver applies to it: for joints
+    held near rest, where it is small. Policy joints only (not a gripper's)."""
 
 
 @dataclass(frozen=True)
