@@ -507,8 +507,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         if passive := spec.passive_ranges():
             self.events.joint_dynamics.params["asset_cfg"].joint_names = list(spec.joint_names)
             self.events.joint_dynamics.params["ranges"] = passive
-            if implicit := spec.implicit_damping_joints():  # their Kd is joint damping too: keep it under the sample
-                kd = [spec.group_of(j).damping * (j in implicit) for j in spec.joint_names]
+            if spec.implicit_damping_joints():  # their Kd is joint damping too: added on top of the passive sample
+                groups = [spec.group_of(j) for j in spec.joint_names]
+                kd = [g.damping if g.implicit_damping else 0.0 for g in groups]
                 self.events.joint_dynamics.params["controller_damping"] = kd
         else:  # nothing randomised: nothing privileged to observe
             self.events.joint_dynamics = self.observations.critic.joint_dynamics = None
