@@ -111,6 +111,7 @@ def policy_interface(
     command_workspace: Mapping[str, Sequence[float]] | None = None,
     gripper: Mapping[str, Any] | None = None,
     action_joints: Sequence[str] | None = None,
+    held_swing: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything a robot needs to run the policy (the metadata without its ``training`` record).
 
@@ -120,6 +121,7 @@ def policy_interface(
     ``JointPositionActionCfg(use_default_offset=True)``. Plain JSON types only, so a run can record it.
     ``command_workspace`` (pose targets): the ranges targets were sampled from, see ``task_interface``.
     ``action_joints``: the joints the network commands, when not every policy joint (the others are held).
+    ``held_swing``: held joints swung on the gait clock (``period``, ``speed``, ``amplitude`` per joint).
     """
     table = robot.joint_table()
     meta = {
@@ -165,6 +167,8 @@ def policy_interface(
         meta["commands"]["frame"] = "base"  # vx, vy along the base body's x and y axes; yaw rate about its z
     if action_joints is not None and list(action_joints) != list(robot.joint_names):
         meta["action"]["joints"] = list(action_joints)  # the network commands these; the rest hold the default pose
+    if held_swing is not None:
+        meta["action"]["held_swing"] = json.loads(json.dumps(held_swing))  # plain JSON types
     if gripper is not None:
         meta["action"]["gripper"] = json.loads(json.dumps(gripper))  # plain JSON types
     if command_workspace is not None:

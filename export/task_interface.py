@@ -35,7 +35,18 @@ def task_interface(task_id: str, env_cfg: Any, clip_actions: float | None) -> di
         command_workspace=pose_workspace(command) if kind == "ee_pose" else None,
         gripper=gripper_action(env_cfg),
         action_joints=action_joints(env_cfg),
+        held_swing=held_swing(env_cfg),
     )
+
+
+def held_swing(env_cfg: Any) -> dict[str, Any] | None:
+    """Held joints swung on the gait clock (``mdp.HeldJointPositionAction``), or None: the clock's period, the
+    forward speed of full swing and each joint's amplitude."""
+    held = getattr(env_cfg.actions, "held", None)
+    if held is None or not held.swing_amplitude:
+        return None
+    amplitude = {joint: float(value) for joint, value in held.swing_amplitude.items()}
+    return {"period": float(held.swing_period), "speed": float(held.swing_speed), "amplitude": amplitude}
 
 
 def action_scale(env_cfg: Any) -> float | list[float]:

@@ -387,6 +387,30 @@ def test_a_kneeling_g1_has_fallen_by_its_own_rule(files):
     assert any("no robot.fall" in w for w in report["warnings"])
 
 
+def test_the_check_swings_held_arms_on_its_control_ticks(files):
+    """A legs-only G1 policy whose held shoulders swing on the gait clock (``action.held_swing``): the check sends
+    their targets at default + amplitude x vx / speed x sin(2 pi k dt / period) on control tick k, as training."""
+    from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
+
+    g1 = ROBOTS["g1"]
+    legs = [j for j in g1.joint_names if re.search("hip|knee|ankle", j)]
+    terms = velocity_terms(len(g1.joint_names))
+    terms[-1]["size"] = len(legs)  # the actions term: the commanded joints
+    swing = {"period": 0.8, "speed": 1.0, "amplitude": {"left_shoulder_pitch_joint": -0.2}}
+    meta = make_metadata(
+        task_id="Sim2Real-Velocity-Flat-G1-v0", robot=g1, observations=terms, action_joints=legs, held_swing=swing
+    )
+    robot = MujocoRobot.from_metadata(read_metadata(constant_policy(files / "g1_swing.onnx", 0.0, meta)))
+    cfg = Sim2SimConfig(schedule=(Segment("walk", 0.3, (0.5, 0.0, 0.0)),))
+    perturb = sample_perturbations(cfg.randomization, np.random.default_rng(0), 0.3, robot)
+    sent, zero = [], np.zeros(len(legs))
+    send = lambda target: sent.append(target) or target  # noqa: E731
+    run_episode(lambda obs: zero, robot, cfg, perturb, robot.standing_height(), target_filter=send)
+    shoulder = g1.joint_names.index("left_shoulder_pitch_joint")
+    swung = np.array(sent)[:, shoulder] - meta["default_joint_pos"][shoulder]
+    np.testing.assert_allclose(swung, [-0.1 * np.sin(2 * np.pi * k * 0.02 / 0.8) for k in range(15)], atol=1e-12)
+
+
 def test_file_without_metadata_is_refused(tmp_path):
     import onnx
 

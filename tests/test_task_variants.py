@@ -88,6 +88,45 @@ def test_implicit_damping_is_joint_damping_in_the_physics_and_out_of_the_torque(
         assert_torque_parity(env, spec, meta)
 
 
+def test_held_arms_swing_on_the_gait_clock_as_the_robot_side_computes_it():
+    """``env.held_swing``: the held shoulders' targets are the default plus amplitude x vx / speed x sin(2 pi phase)
+    at the tick each action was computed for (hand-computed below), the other held joints stay at their default, and
+    the exported metadata gives the robot side the same targets."""
+    from sim2real.export.task_interface import task_interface
+    from sim2real_deploy.policy_file import PolicyMetadata
+
+    swing = "env.held_swing={left_shoulder_pitch_joint:-0.3,right_shoulder_pitch_joint:0.3}"
+    captured = {}
+
+    def forward(run) -> None:  # a fixed 0.6 m/s command, never zeroed: the swing at 0.6 of its amplitude
+        command = run.env.commands.base_velocity
+        command.ranges.lin_vel_x, command.ranges.lin_vel_y, command.ranges.ang_vel_z = (0.6, 0.6), (0, 0), (0, 0)
+        command.zero_prob = (0.0, 0.0, 0.0)
+        captured["run"] = run
+
+    with task_env(G1_TASK, swing, num_envs=2, configure=forward) as env:
+        robot, run = env.unwrapped.scene["robot"], captured["run"]
+        meta = PolicyMetadata(task_interface(G1_TASK, run.env, run.agent.clip_actions))
+        assert meta.raw["action"]["held_swing"]["period"] == run.env.gait_period == 0.8
+        names, default = robot.joint_names, robot.data.default_joint_pos.torch
+        left, right = names.index("left_shoulder_pitch_joint"), names.index("right_shoulder_pitch_joint")
+        elbow = names.index("left_elbow_joint")
+        ids = [names.index(n) for n in meta.joint_names]
+        actions = torch.zeros(env.num_envs, env.num_actions)
+        for _ in range(12):
+            tick = env.unwrapped.episode_length_buf.clone()  # the tick the action is computed for
+            env.step(actions)
+            expected = 0.3 * 0.6 * torch.sin(2 * torch.pi * tick * 0.02 / 0.8)
+            target = robot.actuators.target_command.position.torch
+            assert torch.allclose(target[:, right] - default[:, right], expected, atol=1e-6)
+            assert torch.allclose(target[:, left] - default[:, left], -expected, atol=1e-6)
+            assert torch.equal(target[:, elbow], default[:, elbow])
+            for e in range(env.num_envs):
+                robot_side = meta.targets_from_actions(actions[e].numpy(), np.array([0.6, 0.0, 0.0]), int(tick[e]))
+                np.testing.assert_allclose(robot_side, target[e, ids].double().numpy(), atol=1e-5)
+        assert expected.abs().max() > 0.15  # the clock went round far enough to swing
+
+
 @pytest.mark.parametrize("delay", [0, 2])
 def test_action_delay_shifts_applied_target_by_k_steps(delay):
     with go2_env(f"env.actions.joint_pos.delay_range=[{delay},{delay}]", num_envs=2) as env:

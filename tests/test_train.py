@@ -96,6 +96,7 @@ def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
         ("env.gait_period=0.5 env.gait_relax_rewards={track_lin_vel_xy_fin:1}", "no reward term"),
         ("env.reward_ramps={action_rate_l:-0.1}", "env.reward_ramps: no reward term 'action_rate_l'"),
         ("env.reward_ramps={action_rate_l2:-0.1} env.reward_ramp_steps=[5,2]", "need 0 <= start <= end"),
+        ("env.held_swing={FL_thigh_joint:0.2}", "env.held_swing swings held joints, and env.held_joints holds none"),
     ],
 )
 def test_bad_override_is_a_clear_error(tmp_path: Path, override: str, message: str):

@@ -473,6 +473,7 @@ class PolicyController:
         if command is None:  # defensive: a setpoint is checked by the fault check and by enable(); never run without
             self._enter_damping("no valid target pose", now)
             return None
+        tick = self.policy_ticks  # the clock tick this action is for (observation() counts it)
         obs = self.observation(now, command)
         action = np.asarray(self.policy(obs.astype(np.float32)), dtype=np.float64).reshape(-1)
         if action.shape != (self.meta.num_actions,) or not np.all(np.isfinite(action)):
@@ -483,7 +484,7 @@ class PolicyController:
         self.last_action = self.meta.clip_action(action)  # what training's `actions` term saw
         if self.finger_names:
             self.gripper_target = self.meta.gripper_targets(action)
-        return self.meta.targets_from_actions(action)
+        return self.meta.targets_from_actions(action, command, tick)
 
     def observation(self, now: float, command: np.ndarray) -> np.ndarray:
         """The policy input from the latest measurements (the shared robot-side observation builder)."""

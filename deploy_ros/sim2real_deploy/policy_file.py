@@ -203,15 +203,35 @@ class PolicyMetadata:
         """The passive-dynamics keys training sampled log-uniformly (none for files from before it did)."""
         return tuple(self.domain_randomization.get("joint_dynamics_log_uniform") or ())
 
-    def targets_from_actions(self, actions: np.ndarray) -> np.ndarray:
+    def targets_from_actions(self, actions: np.ndarray, command: np.ndarray | None = None, tick: int = 0) -> np.ndarray:
         """Position targets for every joint (policy order) from raw network outputs, as in training: the offset plus
-        the scaled output for a commanded joint, the offset alone for a held one (a gripper's command, the last
-        output, is :meth:`gripper_targets`'s). Leading batch dimensions are kept."""
+        the scaled output for a commanded joint, the offset alone for a held one, plus its swing where the policy
+        swings held joints (:meth:`held_swing_offsets`, from the velocity ``command`` and the control ``tick`` the
+        action was computed at; no command: none). A gripper's command, the last output, is
+        :meth:`gripper_targets`'s. Leading batch dimensions are kept."""
         index = self.action_index
         joints = np.asarray(actions, dtype=np.float64)[..., : len(index)]
         targets = np.broadcast_to(self.action_offset, (*joints.shape[:-1], self.num_joints)).copy()
         targets[..., index] += self.action_scale[index] * self.clip_action(joints)
+        if command is not None:
+            targets += self.held_swing_offsets(command, tick)
         return targets
+
+    def held_swing_offsets(self, command: np.ndarray, tick: int) -> np.ndarray:
+        """Per joint, the swing ``action.held_swing`` adds to a held joint's target (0 elsewhere, and everywhere
+        without one): amplitude x clip(vx / speed, -1, 1) x sin(2 pi phase), the phase ``(tick x control_dt / period)
+        mod 1`` as the gait clock counts it (training's ``mdp.HeldJointPositionAction``)."""
+        swing = self.raw["action"].get("held_swing")
+        offsets = np.zeros(self.num_joints)
+        if not swing:
+            return offsets
+        names = self.joint_names
+        for joint, amplitude in swing["amplitude"].items():
+            offsets[names.index(joint)] = amplitude
+        phase = (tick * self.control_dt / swing["period"]) % 1.0
+        vx = float(command[self.command_names.index("lin_vel_x")])  # the command in the policy's order
+        speed = np.clip(vx / swing["speed"], -1.0, 1.0)
+        return offsets * speed * np.sin(2.0 * np.pi * phase)
 
 
 JOINT_DYNAMICS_KEYS = ("damping", "friction", "armature")  # training.domain_randomization.joint_dynamics
@@ -263,6 +283,7 @@ def validate_metadata(meta: dict[str, Any], source: str = "metadata") -> PolicyM
         implicit = meta["actuator"].get("implicit_damping", [])
         if not isinstance(implicit, list) or set(implicit) - set(meta["joint_names"]):
             raise ValueError(f"'actuator.implicit_damping' must list policy joints: {implicit!r}")
+        _check_held_swing(meta)
         gripper = meta["action"].get("gripper")
         fingers = len(gripper["joints"]) if gripper else 0
         if gripper and not (len(gripper["open"]) == len(gripper["closed"]) == fingers > 0 and gripper["speed"] > 0):
@@ -292,6 +313,19 @@ def _check_arm_kinematics(meta: dict[str, Any]) -> None:
     offset = np.asarray(robot.get("grasp_offset", (0.0, 0.0, 0.0)), dtype=np.float64)
     if offset.shape != (3,) or not np.all(np.isfinite(offset)):
         raise ValueError("robot.grasp_offset must be 3 finite numbers [m]")
+
+
+def _check_held_swing(meta: dict[str, Any]) -> None:
+    """``action.held_swing`` swings held joints (of a velocity policy) by finite amplitudes, with period, speed > 0."""
+    swing = meta["action"].get("held_swing")
+    if swing is None:
+        return
+    held = set(meta["joint_names"]) - set(meta["action"].get("joints") or meta["joint_names"])
+    amplitude = swing["amplitude"]
+    if "lin_vel_x" not in meta["commands"]["names"] or not amplitude or set(amplitude) - held:
+        raise ValueError(f"'action.held_swing' must swing held joints of a lin_vel_x policy: {sorted(amplitude)}")
+    if not (float(swing["period"]) > 0 and float(swing["speed"]) > 0 and np.all(np.isfinite(list(amplitude.values())))):
+        raise ValueError("'action.held_swing' needs period > 0, speed > 0 and finite amplitudes")
 
 
 def _commanded_joints(meta: dict[str, Any]) -> int:

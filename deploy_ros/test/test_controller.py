@@ -371,3 +371,31 @@ def test_policy_commanding_some_joints_holds_the_others_at_default():
     actions_term["size"] = 12
     with pytest.raises(PolicyFileError, match="actions"):  # an actions term sized for every joint is refused
         make(meta=meta)
+
+
+def test_held_joints_swing_on_the_clock_ticks_with_the_forward_command():
+    """``action.held_swing``: a held joint's target is its default plus amplitude x clip(vx / speed) x sin(2 pi
+    phase), the phase counted in control ticks from enable as the gait clock is (training's
+    ``mdp.HeldJointPositionAction``); a reversed command reverses it, and the metadata refuses a swing on a
+    commanded joint."""
+    meta = go2_metadata()
+    meta["action"]["joints"] = [n for n in JOINT_NAMES if n != "FL_thigh_joint"]
+    next(term for term in meta["observations"] if term["name"] == "actions")["size"] = 11
+    meta["action"]["held_swing"] = {"period": 0.8, "speed": 1.0, "amplitude": {"FL_thigh_joint": 0.2}}
+    thigh = JOINT_NAMES.index("FL_thigh_joint")
+    for vx in (0.5, -0.5):
+        ctrl = make(policy=lambda obs: np.zeros(11, np.float32), meta=meta, max_target_rate=50.0)
+        t = to_standing_done(ctrl)
+        ctrl.enable(t)
+        swing = []
+        for _ in range(11):
+            feed(ctrl, t, q=DEFAULT)
+            ctrl.set_command(vx, 0.0, 0.0, t)
+            swing.append(ctrl.step(t)[thigh] - DEFAULT[thigh])
+            t += DT
+        expected = [0.2 * vx * np.sin(2 * np.pi * k * 0.02 / 0.8) for k in range(11)]
+        np.testing.assert_allclose(swing, expected, atol=1e-9)
+        assert abs(swing[10]) == pytest.approx(0.1)  # a quarter period after enable: the full swing at 0.5 m/s
+    meta["action"]["held_swing"]["amplitude"] = {"FR_thigh_joint": 0.2}  # commanded by the network
+    with pytest.raises(PolicyFileError, match="held_swing"):
+        make(meta=meta)

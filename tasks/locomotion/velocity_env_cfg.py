@@ -288,6 +288,11 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     held_joints: tuple[str, ...] = ()
     """Regexes of robot joints the policy does not command: their PD holds the default pose, in training and on the
     robot (exported as ``action.joints``, the commanded rest). They are still observed. Override in robot cfg."""
+    held_swing: dict[str, float] = {}
+    """Held joint -> amplitude [rad] of a swing on the gait clock, at ``held_swing_speed`` of commanded forward speed
+    and in proportion below it (``mdp.HeldJointPositionAction``; exported as ``action.held_swing``): a walker's arms
+    swinging against its legs. Needs the clock. Override in robot cfg."""
+    held_swing_speed: float = 1.0  # [m/s]
     gait_period: float = 0.0
     """Gait clock period [s]; 0: none. With one, the policy and critic observe the phase (``gait_phase``) and each
     foot earns ``gait_contact_weight`` per second for a contact state on the schedule ``gait_offsets`` while the
@@ -390,10 +395,12 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
 
     def _hold_joints(self) -> None:
         """The action commands every robot joint but the ``held_joints``."""
-        if not self.held_joints:
-            return
         from sim2real.config import ConfigError
 
+        if not self.held_joints:
+            if self.held_swing:
+                raise ConfigError("env.held_swing swings held joints, and env.held_joints holds none")
+            return
         joints = ROBOTS[self.robot].joint_names
         held = [j for j in joints if any(re.fullmatch(pattern, j) for pattern in self.held_joints)]
         unmatched = [p for p in self.held_joints if not any(re.fullmatch(p, j) for j in joints)]
@@ -402,6 +409,15 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             raise ConfigError(f"env.held_joints {problem} of {self.robot}: {', '.join(joints)}")
         self.actions.joint_pos.joint_names = [j for j in joints if j not in held]
         self.actions.held = mdp.HeldJointPositionActionCfg(asset_name="robot", joint_names=held)
+        if not self.held_swing:
+            return
+        if unheld := sorted(set(self.held_swing) - set(held)):
+            raise ConfigError(f"env.held_swing: {unheld[0]!r} is not a held joint (held: {', '.join(held)})")
+        if self.gait_period <= 0 or self.held_swing_speed <= 0:
+            raise ConfigError("env.held_swing needs env.gait_period > 0 and env.held_swing_speed > 0")
+        self.actions.held.swing_amplitude = dict(self.held_swing)
+        self.actions.held.swing_period = self.gait_period
+        self.actions.held.swing_speed = self.held_swing_speed
 
     def _scale_actions(self) -> None:
         """Per-joint action scales where the robot's joint groups set their own (``JointGroup.action_scale``)."""

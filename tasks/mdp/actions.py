@@ -3,6 +3,7 @@ ROS node's target slew limit, so that a policy learns under the clamp it is depl
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,8 @@ import isaaclab.utils.string as string_utils
 import torch
 from isaaclab.envs.mdp.actions import JointPositionAction, JointPositionActionCfg
 from isaaclab.utils import configclass
+
+from .gait import clock_phase
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedEnv
@@ -87,19 +90,41 @@ class DelayedJointPositionActionCfg(JointPositionActionCfg):
 
 class HeldJointPositionAction(JointPositionAction):
     """Joints no policy output drives, held at their default position by their PD (a humanoid's arms under a legs-only
-    policy); takes no action inputs. Without it their targets would stay at zero, not the default pose."""
+    policy); takes no action inputs. Without it their targets would stay at zero, not the default pose.
+
+    With ``swing_amplitude``, named held joints swing on the gait clock against the legs (a walker's arm swing, which
+    cancels the legs' angular momentum about the vertical): each target is the default plus its amplitude x the
+    commanded forward speed over ``swing_speed`` (clipped to +-1) x sin(2 pi phase), the phase being the gait
+    clock's at the step the action was computed for. The robot side computes the same (``action.held_swing``)."""
 
     cfg: HeldJointPositionActionCfg
+
+    def __init__(self, cfg: HeldJointPositionActionCfg, env: ManagerBasedEnv):
+        super().__init__(cfg, env)
+        self._targets = self._offset  # the default pose, until a swing moves it
+        amplitude = dict(cfg.swing_amplitude)
+        if unknown := sorted(set(amplitude) - set(self._joint_names)):
+            raise ValueError(f"swing_amplitude names {unknown}, not held joints {self._joint_names}")
+        if amplitude and cfg.swing_period <= 0:
+            raise ValueError("swing_amplitude needs swing_period > 0 (the gait clock's period)")
+        self._amplitude = torch.tensor([amplitude.get(j, 0.0) for j in self._joint_names], device=self.device)
 
     @property
     def action_dim(self) -> int:
         return 0
 
     def process_actions(self, actions: torch.Tensor) -> None:
-        pass
+        if self.cfg.swing_amplitude:
+            self._targets = self._offset + self._amplitude * self.swing()[:, None]
+
+    def swing(self) -> torch.Tensor:
+        """Per env, clip(vx command / ``swing_speed``, -1, 1) x sin(2 pi phase) on the gait clock."""
+        vx = self._env.command_manager.get_command(self.cfg.command_name)[:, 0]
+        phase = clock_phase(self._env, self.cfg.swing_period)
+        return torch.clamp(vx / self.cfg.swing_speed, -1.0, 1.0) * torch.sin(2.0 * math.pi * phase)
 
     def apply_actions(self) -> None:
-        self._asset.actuators.target_command.set_position_index(value=self._offset, joint_ids=self._joint_ids)
+        self._asset.actuators.target_command.set_position_index(value=self._targets, joint_ids=self._joint_ids)
 
 
 @configclass
@@ -107,3 +132,8 @@ class HeldJointPositionActionCfg(JointPositionActionCfg):
     class_type: type = HeldJointPositionAction
     use_default_offset: bool = True  # the held position
     preserve_order: bool = True
+    swing_amplitude: dict[str, float] = {}
+    """Held joint name -> swing amplitude [rad] at ``swing_speed`` of commanded forward speed; empty: no swing."""
+    swing_period: float = 0.0  # the gait clock's period [s]
+    swing_speed: float = 1.0  # [m/s] the forward command at which the swing reaches its amplitude
+    command_name: str = "base_velocity"

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
 
 
-def _phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
+def clock_phase(env: ManagerBasedRLEnv, period: float) -> torch.Tensor:
+    """The clock's phase in [0, 1) per env: episode time over ``period``."""
     return torch.remainder(env.episode_length_buf.float() * env.step_dt / period, 1.0)
 
 
@@ -35,7 +36,7 @@ def gait_phase(
 ) -> torch.Tensor:
     """sin and cos of the clock's phase (2 values); (0, 0) while the command is below ``still_below`` (0: never), so
     that a robot asked to stand sees no clock to step to (holosoma stops its phase when standing)."""
-    angle = 2.0 * math.pi * _phase(env, period)
+    angle = 2.0 * math.pi * clock_phase(env, period)
     phase = torch.stack([torch.sin(angle), torch.cos(angle)], dim=1)
     if still_below > 0:
         phase *= _moving(env, command_name, still_below)[:, None]
@@ -66,7 +67,7 @@ def gait_contact(
     """Number of feet whose contact state matches the clock's schedule, while the command asks for motion."""
     forces = env.scene.sensors[sensor_cfg.name].data.net_forces_w.torch[:, sensor_cfg.body_ids]
     contact = forces.norm(dim=-1) > threshold
-    leg_phase = torch.remainder(_phase(env, period)[:, None] + torch.tensor(offsets, device=env.device), 1.0)
+    leg_phase = torch.remainder(clock_phase(env, period)[:, None] + torch.tensor(offsets, device=env.device), 1.0)
     matches = (contact == (leg_phase < stance_fraction)).float().sum(dim=1)
     return matches * _moving(env, command_name)
 
@@ -112,7 +113,7 @@ def feet_phase(
     on its own offset; the target is the ground while the command asks for no motion (MuJoCo Playground's and
     holosoma's ``feet_phase``). Like contact matching, it pays a robot standing through a stepping command part of
     its maximum (56 % at ``std_sq`` 0.008 and a 0.08 m swing); it pays every centimetre of lift on the way to a step."""
-    leg_phase = torch.remainder(_phase(env, period)[:, None] + torch.tensor(offsets, device=env.device), 1.0)
+    leg_phase = torch.remainder(clock_phase(env, period)[:, None] + torch.tensor(offsets, device=env.device), 1.0)
     target = swing_profile(leg_phase, swing_height) * _moving(env, command_name)[:, None]
     height = _sole_heights(env, asset_cfg, foot_offset)
     return torch.exp(-(height - target).square().sum(dim=1) / std_sq)

@@ -120,7 +120,7 @@ def run_episode(
         command = command_at(cfg.schedule, t)
         obs = observe(robot.state(), command[command_index], last_action, tick=k)
         action = meta.clip_action(np.asarray(policy(obs), dtype=np.float64))
-        target = meta.targets_from_actions(action)
+        target = meta.targets_from_actions(action, command[command_index], tick=k)
         if target_filter is not None:
             target = target_filter(target)
         for _ in range(decimation):
