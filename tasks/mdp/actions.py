@@ -92,10 +92,11 @@ class HeldJointPositionAction(JointPositionAction):
     """Joints no policy output drives, held at their default position by their PD (a humanoid's arms under a legs-only
     policy); takes no action inputs. Without it their targets would stay at zero, not the default pose.
 
-    With ``swing_amplitude``, named held joints swing on the gait clock against the legs (a walker's arm swing, which
-    cancels the legs' angular momentum about the vertical): each target is the default plus its amplitude x the
-    commanded forward speed over ``swing_speed`` (clipped to +-1) x sin(2 pi phase), the phase being the gait
-    clock's at the step the action was computed for. The robot side computes the same (``action.held_swing``)."""
+    With ``swing_amplitude``, named held joints swing on the gait clock (a walker's arm swing, each arm forward with
+    the other leg; on the G1 it did not steady the pelvis, docs/tasks.md): each target is the default plus its
+    amplitude x the commanded forward speed over ``swing_speed`` (clipped to +-1) x sin(2 pi phase), the phase being
+    the gait clock's at the step the action was computed for. The robot side computes the same
+    (``action.held_swing``)."""
 
     cfg: HeldJointPositionActionCfg
 
