@@ -409,6 +409,8 @@ def test_the_check_swings_held_arms_on_its_control_ticks(files):
     shoulder = g1.joint_names.index("left_shoulder_pitch_joint")
     swung = np.array(sent)[:, shoulder] - meta["default_joint_pos"][shoulder]
     np.testing.assert_allclose(swung, [-0.1 * np.sin(2 * np.pi * k * 0.02 / 0.8) for k in range(15)], atol=1e-12)
+    with pytest.raises(ValueError, match="need the velocity command"):  # a caller that forgets it is told
+        robot.meta.targets_from_actions(zero)
 
 
 def test_file_without_metadata_is_refused(tmp_path):

@@ -207,13 +207,15 @@ class PolicyMetadata:
         """Position targets for every joint (policy order) from raw network outputs, as in training: the offset plus
         the scaled output for a commanded joint, the offset alone for a held one, plus its swing where the policy
         swings held joints (:meth:`held_swing_offsets`, from the velocity ``command`` and the control ``tick`` the
-        action was computed at; no command: none). A gripper's command, the last output, is
+        action was computed at). A gripper's command, the last output, is
         :meth:`gripper_targets`'s. Leading batch dimensions are kept."""
         index = self.action_index
         joints = np.asarray(actions, dtype=np.float64)[..., : len(index)]
         targets = np.broadcast_to(self.action_offset, (*joints.shape[:-1], self.num_joints)).copy()
         targets[..., index] += self.action_scale[index] * self.clip_action(joints)
-        if command is not None:
+        if self.raw["action"].get("held_swing") is not None:
+            if command is None:
+                raise ValueError("this policy swings held joints: its targets need the velocity command")
             targets += self.held_swing_offsets(command, tick)
         return targets
 
@@ -222,16 +224,15 @@ class PolicyMetadata:
         without one): amplitude x clip(vx / speed, -1, 1) x sin(2 pi phase), the phase ``(tick x control_dt / period)
         mod 1`` as the gait clock counts it (training's ``mdp.HeldJointPositionAction``)."""
         swing = self.raw["action"].get("held_swing")
-        offsets = np.zeros(self.num_joints)
-        if not swing:
-            return offsets
-        names = self.joint_names
-        for joint, amplitude in swing["amplitude"].items():
-            offsets[names.index(joint)] = amplitude
+        amplitude = np.zeros(self.num_joints)
+        if swing is None:
+            return amplitude
+        for joint, value in swing["amplitude"].items():
+            amplitude[self.joint_names.index(joint)] = value
         phase = (tick * self.control_dt / swing["period"]) % 1.0
-        vx = float(command[self.command_names.index("lin_vel_x")])  # the command in the policy's order
+        vx = np.asarray(command, dtype=np.float64)[..., self.command_names.index("lin_vel_x")]  # the policy's order
         speed = np.clip(vx / swing["speed"], -1.0, 1.0)
-        return offsets * speed * np.sin(2.0 * np.pi * phase)
+        return amplitude * (speed * np.sin(2.0 * np.pi * phase))[..., None]
 
 
 JOINT_DYNAMICS_KEYS = ("damping", "friction", "armature")  # training.domain_randomization.joint_dynamics
@@ -322,10 +323,20 @@ def _check_held_swing(meta: dict[str, Any]) -> None:
         return
     held = set(meta["joint_names"]) - set(meta["action"].get("joints") or meta["joint_names"])
     amplitude = swing["amplitude"]
-    if "lin_vel_x" not in meta["commands"]["names"] or not amplitude or set(amplitude) - held:
-        raise ValueError(f"'action.held_swing' must swing held joints of a lin_vel_x policy: {sorted(amplitude)}")
-    if not (float(swing["period"]) > 0 and float(swing["speed"]) > 0 and np.all(np.isfinite(list(amplitude.values())))):
-        raise ValueError("'action.held_swing' needs period > 0, speed > 0 and finite amplitudes")
+    if (
+        not isinstance(amplitude, dict)
+        or not amplitude
+        or set(amplitude) - held
+        or "lin_vel_x" not in meta["commands"]["names"]
+    ):
+        raise ValueError(f"'action.held_swing' must map held joints of a lin_vel_x policy to amplitudes: {amplitude!r}")
+    numbers = [swing["period"], swing["speed"], *amplitude.values()]
+    if not all(_is_number(x) and np.isfinite(x) for x in numbers) or min(swing["period"], swing["speed"]) <= 0:
+        raise ValueError("'action.held_swing' needs a period and speed > 0 and finite amplitudes, all numbers")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _commanded_joints(meta: dict[str, Any]) -> int:

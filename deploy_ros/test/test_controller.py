@@ -396,6 +396,17 @@ def test_held_joints_swing_on_the_clock_ticks_with_the_forward_command():
         expected = [0.2 * vx * np.sin(2 * np.pi * k * 0.02 / 0.8) for k in range(11)]
         np.testing.assert_allclose(swing, expected, atol=1e-9)
         assert abs(swing[10]) == pytest.approx(0.1)  # a quarter period after enable: the full swing at 0.5 m/s
-    meta["action"]["held_swing"]["amplitude"] = {"FR_thigh_joint": 0.2}  # commanded by the network
-    with pytest.raises(PolicyFileError, match="held_swing"):
-        make(meta=meta)
+    meta["action"]["held_swing"]["speed"] = 0.5  # a 1 m/s command swings no wider than at 0.5
+    ctrl = make(policy=lambda obs: np.zeros(11, np.float32), meta=meta, max_target_rate=50.0)
+    t = to_standing_done(ctrl)
+    ctrl.enable(t)
+    for _ in range(11):
+        feed(ctrl, t, q=DEFAULT)
+        ctrl.set_command(1.0, 0.0, 0.0, t)
+        target = ctrl.step(t)
+        t += DT
+    assert target[thigh] - DEFAULT[thigh] == pytest.approx(0.2)
+    bad = {"amplitude": {"FR_thigh_joint": 0.2}, "period": "0.8", "speed": True}  # commanded by the network; text
+    for key, value in bad.items():
+        with pytest.raises(PolicyFileError, match="held_swing"):
+            make(meta=meta | {"action": meta["action"] | {"held_swing": meta["action"]["held_swing"] | {key: value}}})

@@ -106,8 +106,8 @@ class HeldJointPositionAction(JointPositionAction):
         amplitude = dict(cfg.swing_amplitude)
         if unknown := sorted(set(amplitude) - set(self._joint_names)):
             raise ValueError(f"swing_amplitude names {unknown}, not held joints {self._joint_names}")
-        if amplitude and cfg.swing_period <= 0:
-            raise ValueError("swing_amplitude needs swing_period > 0 (the gait clock's period)")
+        if amplitude and not (cfg.swing_period > 0 and cfg.swing_speed > 0):
+            raise ValueError("swing_amplitude needs swing_period > 0 (the gait clock's) and swing_speed > 0")
         self._amplitude = torch.tensor([amplitude.get(j, 0.0) for j in self._joint_names], device=self.device)
 
     @property

@@ -108,7 +108,8 @@ def run_episode(
     n_steps = round(sum(s.duration for s in cfg.schedule) / dt)
     last_action = np.zeros(meta.num_actions)
     # targets in flight, one per physics step: a new target reaches the motors latency_physics_steps after it is sent
-    in_flight = deque([meta.targets_from_actions(last_action)] * (perturb["latency_physics_steps"] + 1))
+    still = np.zeros(len(command_index))  # before the first command: no held joint swings
+    in_flight = deque([meta.targets_from_actions(last_action, still)] * (perturb["latency_physics_steps"] + 1))
     pushes = list(perturb["pushes"])
     trace: dict[str, list] = {key: [] for key in ("t", "command", "measured", "height", "xy", "yaw", "tilt", "pushed")}
     fell_at, fall_reason = None, None
