@@ -79,6 +79,12 @@ def _gripper(x: Inputs) -> np.ndarray | None:
     return x.state.gripper_pos - x.default_gripper_pos
 
 
+def clock_angle(time: float, period: float) -> float:
+    """2 pi x the gait clock's phase ``(time / period) mod 1``, ``time`` [s] since the policy took over, as training
+    counts episode time (the ``gait_phase`` term and ``action.held_swing``)."""
+    return 2.0 * np.pi * np.remainder(time / period, 1.0)
+
+
 def _gait_phase(x: Inputs, period: float, still_below: float = 0.0) -> np.ndarray | None:
     """sin, cos of the gait clock: ``(time / period) mod 1``, as training computes it from episode time; (0, 0) while
     the velocity command is below ``still_below`` (|(vx, vy)| + |yaw rate|): a clock that stops when the robot is
@@ -87,7 +93,7 @@ def _gait_phase(x: Inputs, period: float, still_below: float = 0.0) -> np.ndarra
         return None
     if still_below > 0 and np.linalg.norm(x.command[:2]) + abs(x.command[2]) <= still_below:
         return np.zeros(2)
-    angle = 2.0 * np.pi * np.remainder(x.time / period, 1.0)
+    angle = clock_angle(x.time, period)
     return np.array([np.sin(angle), np.cos(angle)])
 
 

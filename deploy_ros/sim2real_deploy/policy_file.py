@@ -19,7 +19,7 @@ import numpy as np
 from sim2real_deploy.actuators import MODELS as ACTUATOR_MODELS
 from sim2real_deploy.commands import interface
 from sim2real_deploy.kinematics import EndEffectorChain
-from sim2real_deploy.observations import Dims, check_terms, frames, scan_points
+from sim2real_deploy.observations import Dims, check_terms, clock_angle, frames, scan_points
 
 SCHEMA_VERSION = 2
 METADATA_KEY = "sim2real"
@@ -229,10 +229,9 @@ class PolicyMetadata:
             return amplitude
         for joint, value in swing["amplitude"].items():
             amplitude[self.joint_names.index(joint)] = value
-        phase = (tick * self.control_dt / swing["period"]) % 1.0
         vx = np.asarray(command, dtype=np.float64)[..., self.command_names.index("lin_vel_x")]  # the policy's order
         speed = np.clip(vx / swing["speed"], -1.0, 1.0)
-        return amplitude * (speed * np.sin(2.0 * np.pi * phase))[..., None]
+        return amplitude * (speed * np.sin(clock_angle(tick * self.control_dt, swing["period"])))[..., None]
 
 
 JOINT_DYNAMICS_KEYS = ("damping", "friction", "armature")  # training.domain_randomization.joint_dynamics
