@@ -34,6 +34,7 @@ from .height_grid import (  # noqa: F401
     scanner_params,
     terrain_grid,
 )
+from .momentum import angular_momentum_l2  # noqa: F401
 from .observations import (  # noqa: F401
     action_delay,
     actuator_gain_scale,
