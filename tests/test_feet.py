@@ -1,4 +1,5 @@
-"""``mdp.feet_tilt``, ``feet_spin`` and ``feet_stumble`` on hand-computed foot orientations, rates and forces."""
+"""``mdp.feet_tilt``, ``feet_spin``, ``feet_stumble`` and ``feet_clearance_body`` on hand-computed foot orientations,
+rates, forces and positions."""
 
 from __future__ import annotations
 
@@ -72,3 +73,41 @@ class _Scene(dict):
     """An InteractiveScene's two lookups: ``scene[name]`` for assets and ``scene.sensors[name]``."""
 
     sensors: dict
+
+
+def test_feet_clearance_body_on_hand_computed_values():
+    """Target: 0.1 m clearance - 0.3 m standing height + 0.02 m sole offset = 0.18 m below the base. Env 0, base level
+    at 0.3 m: a sole on the ground (0.28 m below, 0.1 short) swinging at 2 m/s pays 0.01 x 2; one at the target height
+    at 3 m/s pays nothing; a planted foot (no speed) pays nothing; a foot rising at 1 m/s straight up pays nothing.
+    Env 1, the base 0.11 m higher (on a step) and pitched 0.5 rad nose up: a foot 0.1 m ahead of the base and 0.2 m
+    below it in the world sits at -0.1 sin 0.5 - 0.2 cos 0.5 in the base frame (lower: the base leans back), and
+    moves at 0.5 m/s."""
+    from isaaclab.managers import SceneEntityCfg
+    from isaaclab.utils.math import quat_from_euler_xyz
+
+    from sim2real.tasks.mdp import feet_clearance_body
+
+    root_pos = torch.tensor([[0.0, 0.0, 0.3], [1.0, 0.0, 0.41]])
+    root_quat = quat_from_euler_xyz(torch.zeros(2), torch.tensor([0.0, -0.5]), torch.zeros(2))
+    feet = torch.tensor(
+        [
+            [[0.2, 0.1, 0.02], [0.2, -0.1, 0.12], [-0.2, 0.1, 0.02], [-0.2, -0.1, 0.05]],
+            [[1.1, 0.0, 0.21], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+        ]
+    )
+    feet_vel = torch.zeros(2, 4, 3)
+    feet_vel[0, 0, 0], feet_vel[0, 1, 1], feet_vel[0, 3, 2] = 2.0, 3.0, 1.0
+    feet_vel[1, 0, :2] = torch.tensor([0.3, 0.4])
+    data = NS(
+        root_pos_w=NS(torch=root_pos),
+        root_quat_w=NS(torch=root_quat),
+        body_pos_w=NS(torch=feet),
+        body_lin_vel_w=NS(torch=feet_vel),
+    )
+    env = NS(scene={"robot": NS(data=data)})
+    asset = SceneEntityCfg("robot")
+    asset.body_ids = [0, 1, 2, 3]
+    pitched = -0.1 * math.sin(0.5) - 0.2 * math.cos(0.5)
+    expected = [0.01 * 2.0, (pitched + 0.18) ** 2 * 0.5]
+    penalty = feet_clearance_body(env, asset, clearance=0.1, standing_height=0.3, foot_offset=0.02)
+    assert penalty.tolist() == pytest.approx(expected, abs=1e-6)

@@ -95,12 +95,16 @@ def test_go2_trots_on_the_clock_and_bad_offsets_are_a_config_error():
     assert g1.feet_phase.params["foot_offset"] == 0.035  # the spec's sole offset
 
 
-def test_swing_height_reads_the_soles_of_the_standing_feet():
+def test_swing_terms_read_the_soles_of_the_standing_feet():
     """``env.gait_swing_height``: the term reads the spec's foot frames less its sole offset, which is 0 (within
-    half a centimetre) for every foot of a standing Go2; its contact bodies and height bodies pair foot by foot."""
+    half a centimetre) for every foot of a standing Go2; its contact bodies and height bodies pair foot by foot.
+    ``feet_clearance`` reads the same frames from the base. Its target is measured from the spec's standing height,
+    the default pose's: a Go2 settled under its PD gains stands 3-7 cm lower (soles 0.27-0.31 m below the base
+    against 0.34), so its clearance reaches that much higher above the ground, never lower."""
     from conftest import go2_env
 
     from sim2real.robots import ROBOTS
+    from sim2real.tasks.mdp.feet import feet_in_base_frame
 
     spec = ROBOTS["go2"]
     with go2_env("env.gait_period=0.5", "env.gait_swing_height=0.08", "env.events.push_robot=null") as env:
@@ -115,6 +119,11 @@ def test_swing_height_reads_the_soles_of_the_standing_feet():
         assert [sensor.sensor_names[i] for i in sensor_cfg.body_ids] == list(spec.foot_bodies)
         soles = robot.data.body_pos_w.torch[:, asset_cfg.body_ids, 2] - term.params["foot_offset"]
         assert soles.abs().max() < 0.005, soles
+        clearance = env.unwrapped.reward_manager.get_term_cfg("feet_clearance").params
+        assert list(clearance["asset_cfg"].body_ids) == list(asset_cfg.body_ids)
+        soles_b = feet_in_base_frame(env.unwrapped, clearance["asset_cfg"])[..., 2] - clearance["foot_offset"]
+        sag = soles_b + spec.standing_height
+        assert ((sag > 0.02) & (sag < 0.08)).all(), soles_b
 
 
 class _FakeEnv:

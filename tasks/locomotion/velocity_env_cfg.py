@@ -232,6 +232,13 @@ class RewardsCfg:
     )
     # off by default: on rough terrain, a foot pushing against a riser (legged_gym's stumble)
     feet_stumble = RewTerm(func=mdp.feet_stumble, weight=0.0, params={"sensor_cfg": SceneEntityCfg("contact_forces")})
+    # off by default: HIMLoco's swing clearance measured from the base (foot frames, standing height and sole from the
+    # spec)
+    feet_clearance = RewTerm(
+        func=mdp.feet_clearance_body,
+        weight=0.0,
+        params={"asset_cfg": SceneEntityCfg("robot"), "clearance": 0.1, "standing_height": MISSING, "foot_offset": 0.0},
+    )
     gait_contact: RewTerm | None = None  # set with the gait clock (VelocityEnvCfg.gait_period)
     stand_still: RewTerm | None = None  # set with the gait clock when gait_stand_still_weight != 0
     feet_swing_height: RewTerm | None = None  # set with the gait clock when gait_swing_height > 0
@@ -534,6 +541,11 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             self.rewards.undesired_contacts.params["sensor_cfg"].body_names = undesired
         else:  # nothing to penalise (an empty body list would select every body)
             self.rewards.undesired_contacts = None
+        self.rewards.feet_clearance.params.update(
+            asset_cfg=SceneEntityCfg("robot", body_names=list(spec.foot_frames or feet), preserve_order=True),
+            standing_height=spec.standing_height,
+            foot_offset=spec.sole_offset,
+        )
         self.terminations.base_contact.params["sensor_cfg"].body_names = [base, *spec.fall_contact_bodies]
         if self.terminations.base_too_low is not None:
             self.terminations.base_too_low.params["minimum_height"] = spec.fall_height

@@ -23,7 +23,7 @@ from .curriculums import (  # noqa: F401
     terrain_top_rows,
 )
 from .events import randomize_joint_passive_dynamics  # noqa: F401
-from .feet import feet_spin, feet_stumble, feet_tilt  # noqa: F401
+from .feet import feet_clearance_body, feet_spin, feet_stumble, feet_tilt  # noqa: F401
 from .gait import feet_phase, feet_swing_height, gait_contact, gait_phase, stand_still  # noqa: F401
 from .height_grid import (  # noqa: F401
     HeightGrid,

@@ -42,3 +42,23 @@ def feet_stumble(env: ManagerBasedRLEnv, sensor_cfg: SceneEntityCfg, ratio: floa
     forces = env.scene.sensors[sensor_cfg.name].data.net_normal_forces_w.torch[:, sensor_cfg.body_ids]
     horizontal = forces[..., :2].norm(dim=-1)
     return ((horizontal > ratio * forces[..., 2].abs()) & (horizontal > 1.0)).sum(dim=1).float()
+
+
+def feet_clearance_body(
+    env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg, clearance: float, standing_height: float, foot_offset: float
+) -> torch.Tensor:
+    """Sum over the selected feet of (sole height in the base frame - its target)^2 x the foot's horizontal speed
+    [m^2 m/s] (HIMLoco's ``foot_clearance``). The target is ``clearance`` [m] above where the sole sits under a base
+    standing at ``standing_height``; ``foot_offset`` is origin to sole. The height is measured from the base, not the
+    ground: a blind policy pays for a low swing on the tread it stands on, and so lifts over a riser it cannot see.
+    The speed is the world's (HIMLoco's is relative to the base), so a planted foot pays nothing."""
+    speed = env.scene[asset_cfg.name].data.body_lin_vel_w.torch[:, asset_cfg.body_ids, :2].norm(dim=-1)
+    target = clearance - standing_height + foot_offset
+    return ((feet_in_base_frame(env, asset_cfg)[..., 2] - target).square() * speed).sum(dim=1)
+
+
+def feet_in_base_frame(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg) -> torch.Tensor:
+    """Positions of the selected bodies relative to the base, in the base frame [m]: (envs, bodies, 3)."""
+    data = env.scene[asset_cfg.name].data
+    quat = data.root_quat_w.torch[:, None].expand(-1, len(asset_cfg.body_ids), -1)
+    return quat_apply_inverse(quat, data.body_pos_w.torch[:, asset_cfg.body_ids] - data.root_pos_w.torch[:, None])
