@@ -102,7 +102,7 @@ def test_feet_clearance_body_on_hand_computed_values():
         root_pos_w=NS(torch=root_pos),
         root_quat_w=NS(torch=root_quat),
         body_pos_w=NS(torch=feet),
-        body_lin_vel_w=NS(torch=feet_vel),
+        body_link_lin_vel_w=NS(torch=feet_vel),
     )
     env = NS(scene={"robot": NS(data=data)})
     asset = SceneEntityCfg("robot")

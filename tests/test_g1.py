@@ -194,11 +194,13 @@ def test_yaw_rate_error_l2_keeps_growing_where_the_tracking_kernel_flattens(env)
         assert torch.allclose(tracking, torch.tensor(math.exp(-expected / 0.25)), atol=1e-4)
 
 
-def test_angular_momentum_l2_is_mujocos_whole_body_momentum(env):
-    """In the air, spun about all three axes: the term equals |L|^2 of MuJoCo's own whole-body angular momentum
-    (the pelvis subtree's ``subtree_angmom``) for the same pose and twist, from the G1 MJCF. With no contact, L is
-    conserved through the policy step that updates the bodies. A hand value: the pure function on two point masses
-    1 m apart spun at 2 rad/s carries 2 * 1 kg * (0.5 m)^2 * 2 rad/s = 1 kg m^2/s."""
+def test_angular_momentum_is_mujocos_whole_body_momentum(env):
+    """Rolled 0.6 rad and spun about all three axes in the air: the whole-body angular momentum, as a world-frame
+    vector, equals MuJoCo's own (the pelvis subtree's ``subtree_angmom``) for the same pose and twist from the G1
+    MJCF, and the term is its squared norm. With no contact, L is conserved through the policy step that updates the
+    bodies. By hand: two point masses of 1 kg 1 m apart, spun at 2 rad/s, carry 2 x 1 x 0.5^2 x 2 = 1 kg m^2/s about
+    z; a body with inertia diag(1, 2, 3) turned 90 degrees about z and spun at 1 rad/s about the world x (its own
+    y) carries 2 kg m^2/s about x."""
     import mujoco
 
     from sim2real.robots import ROBOTS
@@ -214,22 +216,44 @@ def test_angular_momentum_l2_is_mujocos_whole_body_momentum(env):
         torch.zeros(2, 3),
     )
     assert torch.allclose(points, torch.tensor([0.0, 0.0, 1.0]))
-    spin = torch.tensor([0.4, -0.2, 1.0])
-    _put_base(env, 1.5, (0.0, 0.0, 0.0, 1.0))
+    half = math.sqrt(0.5)
+    turned = angular_momentum_w(
+        torch.ones(1),
+        torch.diag(torch.tensor([1.0, 2.0, 3.0])).reshape(1, 9),
+        torch.tensor([[0.0, 0.0, half, half]]),
+        torch.zeros(1, 3),
+        torch.zeros(1, 3),
+        torch.tensor([[1.0, 0.0, 0.0]]),
+    )
+    assert torch.allclose(turned, torch.tensor([2.0, 0.0, 0.0]), atol=1e-6)
+
+    roll, spin = 0.6, torch.tensor([0.4, -0.2, 1.0])
+    _put_base(env, 1.5, (math.sin(roll / 2), 0.0, 0.0, math.cos(roll / 2)))
     robot = env.unwrapped.scene["robot"]
     robot.write_root_velocity_to_sim_index(root_velocity=torch.cat([torch.zeros(3), spin]).repeat(env.num_envs, 1))
     joint_pos = dict(zip(robot.joint_names, robot.data.joint_pos.torch[0].tolist(), strict=True))
     env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
-    penalty = angular_momentum_l2(env.unwrapped)
+    data = robot.data
+    momentum = angular_momentum_w(
+        data.body_mass.torch,
+        data.body_inertia.torch,
+        data.body_link_quat_w.torch,
+        data.body_com_pos_w.torch,
+        data.body_com_lin_vel_w.torch,
+        data.body_com_ang_vel_w.torch,
+    )
 
     model = mujoco.MjModel.from_xml_path(str(ROBOTS["g1"].mjcf_path))
-    data = mujoco.MjData(model)
-    data.qpos[:7] = [0.0, 0.0, 1.5, 1.0, 0.0, 0.0, 0.0]
+    mj = mujoco.MjData(model)
+    mj.qpos[:7] = [0.0, 0.0, 1.5, math.cos(roll / 2), math.sin(roll / 2), 0.0, 0.0]  # MuJoCo: (w, x, y, z)
     for name, angle in joint_pos.items():
-        data.joint(name).qpos[0] = angle
-    data.qvel[3:6] = spin.numpy()  # a free joint's angular velocity is in its body frame: here the world's
-    mujoco.mj_forward(model, data)
-    mujoco.mj_subtreeVel(model, data)
-    expected = float((data.subtree_angmom[model.body("pelvis").id] ** 2).sum())
-    assert expected > 0.5  # the whole body turning, not a rounding error
-    assert torch.allclose(penalty, torch.tensor(expected), rtol=0.02)
+        mj.joint(name).qpos[0] = angle
+    # a free joint's angular velocity is in its body frame: the world spin rolled back by -0.6 rad about x
+    c, s = math.cos(roll), math.sin(roll)
+    mj.qvel[3:6] = [float(spin[0]), c * float(spin[1]) + s * float(spin[2]), -s * float(spin[1]) + c * float(spin[2])]
+    mujoco.mj_forward(model, mj)
+    mujoco.mj_subtreeVel(model, mj)
+    expected = torch.tensor(mj.subtree_angmom[model.body("pelvis").id], dtype=torch.float32)
+    assert expected.norm() > 0.5  # the whole body turning, not a rounding error
+    assert torch.allclose(momentum, expected.expand_as(momentum), atol=0.02 * float(expected.norm()))
+    assert torch.allclose(angular_momentum_l2(env.unwrapped), momentum.square().sum(dim=-1))

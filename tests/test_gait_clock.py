@@ -100,11 +100,12 @@ def test_swing_terms_read_the_soles_of_the_standing_feet():
     half a centimetre) for every foot of a standing Go2; its contact bodies and height bodies pair foot by foot.
     ``feet_clearance`` reads the same frames from the base. Its target is measured from the spec's standing height,
     the default pose's: a Go2 settled under its PD gains stands 3-7 cm lower (soles 0.27-0.31 m below the base
-    against 0.34), so its clearance reaches that much higher above the ground, never lower."""
+    against 0.34), so the sole's target above the ground is that much lower. The term runs on the real env: one
+    finite value per env."""
     from conftest import go2_env
 
     from sim2real.robots import ROBOTS
-    from sim2real.tasks.mdp.feet import feet_in_base_frame
+    from sim2real.tasks.mdp.feet import feet_clearance_body, feet_in_base_frame
 
     spec = ROBOTS["go2"]
     with go2_env("env.gait_period=0.5", "env.gait_swing_height=0.08", "env.events.push_robot=null") as env:
@@ -124,6 +125,8 @@ def test_swing_terms_read_the_soles_of_the_standing_feet():
         soles_b = feet_in_base_frame(env.unwrapped, clearance["asset_cfg"])[..., 2] - clearance["foot_offset"]
         sag = soles_b + spec.standing_height
         assert ((sag > 0.02) & (sag < 0.08)).all(), soles_b
+        penalty = feet_clearance_body(env.unwrapped, **clearance)
+        assert penalty.shape == (env.num_envs,) and torch.isfinite(penalty).all()
 
 
 class _FakeEnv:

@@ -200,6 +200,11 @@ class EventsCfg:
     )
 
 
+def _sole_frames(spec: RobotSpec) -> SceneEntityCfg:
+    """The bodies whose heights the swing terms read: the spec's foot frames, else its foot bodies, in spec order."""
+    return SceneEntityCfg("robot", body_names=list(spec.foot_frames or spec.foot_bodies), preserve_order=True)
+
+
 @configclass
 class RewardsCfg:
     track_lin_vel_xy_exp = RewTerm(
@@ -460,7 +465,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         if self.gait_swing_height > 0:
             self._add_swing_height(feet)
         if self.gait_phase_weight:
-            self._add_feet_phase(feet)
+            self._add_feet_phase()
         if self.gait_stand_still_weight:
             self.rewards.stand_still = RewTerm(
                 func=mdp.stand_still,
@@ -490,14 +495,14 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             weight=self.gait_swing_weight,
             params={
                 "sensor_cfg": SceneEntityCfg("contact_forces", body_names=feet, preserve_order=True),
-                "asset_cfg": SceneEntityCfg("robot", body_names=list(spec.foot_frames or feet), preserve_order=True),
+                "asset_cfg": _sole_frames(spec),
                 "command_name": "base_velocity",
                 "target_height": self.gait_swing_height,
                 "foot_offset": spec.sole_offset,
             },
         )
 
-    def _add_feet_phase(self, feet: list[str]) -> None:
+    def _add_feet_phase(self) -> None:
         """Soles following the clock's swing profile (MuJoCo Playground's and holosoma's ``feet_phase``)."""
         if self.gait_swing_height <= 0:
             from sim2real.config import ConfigError
@@ -508,7 +513,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             func=mdp.feet_phase,
             weight=self.gait_phase_weight,
             params={
-                "asset_cfg": SceneEntityCfg("robot", body_names=list(spec.foot_frames or feet), preserve_order=True),
+                "asset_cfg": _sole_frames(spec),
                 "command_name": "base_velocity",
                 "period": self.gait_period,
                 "offsets": list(self.gait_offsets),
@@ -541,8 +546,9 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
             self.rewards.undesired_contacts.params["sensor_cfg"].body_names = undesired
         else:  # nothing to penalise (an empty body list would select every body)
             self.rewards.undesired_contacts = None
+        # after _point_feet_terms, which would point it at the contact bodies (the Go2's calves: its knees)
         self.rewards.feet_clearance.params.update(
-            asset_cfg=SceneEntityCfg("robot", body_names=list(spec.foot_frames or feet), preserve_order=True),
+            asset_cfg=_sole_frames(spec),
             standing_height=spec.standing_height,
             foot_offset=spec.sole_offset,
         )

@@ -48,11 +48,13 @@ def feet_clearance_body(
     env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg, clearance: float, standing_height: float, foot_offset: float
 ) -> torch.Tensor:
     """Sum over the selected feet of (sole height in the base frame - its target)^2 x the foot's horizontal speed
-    [m^2 m/s] (HIMLoco's ``foot_clearance``). The target is ``clearance`` [m] above where the sole sits under a base
-    standing at ``standing_height``; ``foot_offset`` is origin to sole. The height is measured from the base, not the
-    ground: a blind policy pays for a low swing on the tread it stands on, and so lifts over a riser it cannot see.
-    The speed is the world's (HIMLoco's is relative to the base), so a planted foot pays nothing."""
-    speed = env.scene[asset_cfg.name].data.body_lin_vel_w.torch[:, asset_cfg.body_ids, :2].norm(dim=-1)
+    [m^2 m/s] (HIMLoco's ``foot_clearance``; a penalty, weight < 0). The target is ``clearance`` [m] above where the
+    sole sits under a base standing at ``standing_height``; ``foot_offset`` is origin to sole. A base standing lower
+    (a Go2 settled under its PD gains: 3-7 cm) asks for that much less height above the ground. The height is
+    measured from the base, not the ground: a blind policy pays for a low swing on the tread it stands on, and so
+    lifts over a riser it cannot see. The speed is the foot frame's in the world (HIMLoco's is relative to the
+    base), so a planted foot pays nothing."""
+    speed = env.scene[asset_cfg.name].data.body_link_lin_vel_w.torch[:, asset_cfg.body_ids, :2].norm(dim=-1)
     target = clearance - standing_height + foot_offset
     return ((feet_in_base_frame(env, asset_cfg)[..., 2] - target).square() * speed).sum(dim=1)
 
@@ -60,5 +62,5 @@ def feet_clearance_body(
 def feet_in_base_frame(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg) -> torch.Tensor:
     """Positions of the selected bodies relative to the base, in the base frame [m]: (envs, bodies, 3)."""
     data = env.scene[asset_cfg.name].data
-    quat = data.root_quat_w.torch[:, None].expand(-1, len(asset_cfg.body_ids), -1)
-    return quat_apply_inverse(quat, data.body_pos_w.torch[:, asset_cfg.body_ids] - data.root_pos_w.torch[:, None])
+    relative = data.body_pos_w.torch[:, asset_cfg.body_ids] - data.root_pos_w.torch[:, None]
+    return quat_apply_inverse(data.root_quat_w.torch[:, None], relative)
