@@ -200,7 +200,7 @@ def test_angular_momentum_is_mujocos_whole_body_momentum(env):
     MJCF, and the term is its squared norm. With no contact, L is conserved through the policy step that updates the
     bodies. By hand: two point masses of 1 kg 1 m apart, spun at 2 rad/s, carry 2 x 1 x 0.5^2 x 2 = 1 kg m^2/s about
     z; a body with inertia diag(1, 2, 3) turned 90 degrees about z and spun at 1 rad/s about the world x (its own
-    y) carries 2 kg m^2/s about x."""
+    y) carries 2 kg m^2/s about x. Without yaw the term drops the vertical component."""
     import mujoco
 
     from sim2real.robots import ROBOTS
@@ -257,3 +257,4 @@ def test_angular_momentum_is_mujocos_whole_body_momentum(env):
     assert expected.norm() > 0.5  # the whole body turning, not a rounding error
     assert torch.allclose(momentum, expected.expand_as(momentum), atol=0.02 * float(expected.norm()))
     assert torch.allclose(angular_momentum_l2(env.unwrapped), momentum.square().sum(dim=-1))
+    assert torch.allclose(angular_momentum_l2(env.unwrapped, yaw=False), momentum[:, :2].square().sum(dim=-1))

@@ -32,9 +32,12 @@ def angular_momentum_w(
     return (orbital + quat_apply(quat_w, spin_b)).sum(dim=-2)
 
 
-def angular_momentum_l2(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")) -> torch.Tensor:
-    """Squared whole-body angular momentum [(kg m^2/s)^2], yaw included (mjlab's G1 ``angular_momentum`` term). It
-    pays for the hip swing that turns a biped's pelvis with every step, which no base-velocity term sees."""
+def angular_momentum_l2(
+    env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"), yaw: bool = True
+) -> torch.Tensor:
+    """Squared whole-body angular momentum [(kg m^2/s)^2] (mjlab's G1 ``angular_momentum`` term). It pays for the
+    hip swing that turns a biped's pelvis with every step, which no base-velocity term sees. ``yaw=False`` leaves out
+    the world-vertical component (mjlab's ``penalize_yaw=False``), so a commanded turn costs nothing."""
     data = env.scene[asset_cfg.name].data
     momentum = angular_momentum_w(
         data.body_mass.torch,
@@ -44,4 +47,4 @@ def angular_momentum_l2(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = Scen
         data.body_com_lin_vel_w.torch,
         data.body_com_ang_vel_w.torch,
     )
-    return momentum.square().sum(dim=-1)
+    return (momentum if yaw else momentum[..., :2]).square().sum(dim=-1)
