@@ -61,7 +61,7 @@ class G1RewardsCfg(RewardsCfg):
     # and taught turning and sideways steps (docs/tasks.md)
     yaw_rate_error = RewTerm(func=mdp.ang_vel_z_error_l2, weight=-0.25, params={"command_name": "base_velocity"})
     # off: mjlab's G1 term (-0.02), against the hip swing that turns the pelvis with every step (docs/tasks.md)
-    angular_momentum = RewTerm(func=mdp.angular_momentum_l2, weight=0.0)
+    angular_momentum = RewTerm(func=mdp.angular_momentum_l2, weight=0.0, params={"yaw": True})
     joint_deviation_hip = _deviation(-0.1, ".*_hip_yaw_joint", ".*_hip_roll_joint")
     joint_deviation_waist = _deviation(-0.1, "waist_yaw_joint")
     joint_deviation_arms = _deviation(-0.1, ".*_shoulder_.*_joint", ".*_elbow_joint", ".*_wrist_roll_joint")
