@@ -202,10 +202,11 @@ def test_angular_momentum_is_mujocos_whole_body_momentum(env):
     z; a body with inertia diag(1, 2, 3) turned 90 degrees about z and spun at 1 rad/s about the world x (its own
     y) carries 2 kg m^2/s about x. Without yaw the term drops the vertical component."""
     import mujoco
+    from isaaclab.managers import SceneEntityCfg
 
     from sim2real.robots import ROBOTS
     from sim2real.tasks.mdp import angular_momentum_l2
-    from sim2real.tasks.mdp.momentum import angular_momentum_w
+    from sim2real.tasks.mdp.momentum import angular_momentum_w, whole_body_angular_momentum
 
     points = angular_momentum_w(
         torch.ones(2),
@@ -233,15 +234,7 @@ def test_angular_momentum_is_mujocos_whole_body_momentum(env):
     robot.write_root_velocity_to_sim_index(root_velocity=torch.cat([torch.zeros(3), spin]).repeat(env.num_envs, 1))
     joint_pos = dict(zip(robot.joint_names, robot.data.joint_pos.torch[0].tolist(), strict=True))
     env.step(torch.zeros(env.num_envs, NUM_ACTIONS))
-    data = robot.data
-    momentum = angular_momentum_w(
-        data.body_mass.torch,
-        data.body_inertia.torch,
-        data.body_link_quat_w.torch,
-        data.body_com_pos_w.torch,
-        data.body_com_lin_vel_w.torch,
-        data.body_com_ang_vel_w.torch,
-    )
+    momentum = whole_body_angular_momentum(env.unwrapped, SceneEntityCfg("robot"))
 
     model = mujoco.MjModel.from_xml_path(str(ROBOTS["g1"].mjcf_path))
     mj = mujoco.MjData(model)

@@ -32,14 +32,11 @@ def angular_momentum_w(
     return (orbital + quat_apply(quat_w, spin_b)).sum(dim=-2)
 
 
-def angular_momentum_l2(
-    env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"), yaw: bool = True
-) -> torch.Tensor:
-    """Squared whole-body angular momentum [(kg m^2/s)^2] (mjlab's G1 ``angular_momentum`` term). It pays for the
-    hip swing that turns a biped's pelvis with every step, which no base-velocity term sees. ``yaw=False`` leaves out
-    the world-vertical component (mjlab's ``penalize_yaw=False``), so a commanded turn costs nothing."""
+def whole_body_angular_momentum(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg) -> torch.Tensor:
+    """:func:`angular_momentum_w` of the asset's bodies [kg m^2/s]: (envs, 3). Newton holds each body's inertia
+    in its link frame about its COM, so the link quaternion rotates it."""
     data = env.scene[asset_cfg.name].data
-    momentum = angular_momentum_w(
+    return angular_momentum_w(
         data.body_mass.torch,
         data.body_inertia.torch,
         data.body_link_quat_w.torch,
@@ -47,4 +44,13 @@ def angular_momentum_l2(
         data.body_com_lin_vel_w.torch,
         data.body_com_ang_vel_w.torch,
     )
+
+
+def angular_momentum_l2(
+    env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"), yaw: bool = True
+) -> torch.Tensor:
+    """Squared whole-body angular momentum [(kg m^2/s)^2] (mjlab's G1 ``angular_momentum`` term). It pays for the
+    hip swing that turns a biped's pelvis with every step, which no base-velocity term sees. ``yaw=False`` leaves out
+    the world-vertical component (mjlab's ``penalize_yaw=False``), so a commanded turn costs nothing."""
+    momentum = whole_body_angular_momentum(env, asset_cfg)
     return (momentum if yaw else momentum[..., :2]).square().sum(dim=-1)
