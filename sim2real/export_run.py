@@ -37,7 +37,8 @@ def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: fl
 
 
 def record_randomization(run_dir: Path, env_cfg: Any, physics: str) -> None:
-    """Write what the run randomises (called when training starts; exported into the policy's metadata)."""
+    """Write what the run randomises (called when training starts, and again on a resume, whose overrides may change
+    it for the checkpoints to come; exported into the policy's metadata)."""
     from sim2real.export.randomization import domain_randomization
 
     (run_dir / RANDOMIZATION_FILE).write_text(json.dumps(domain_randomization(env_cfg, physics), indent=2) + "\n")

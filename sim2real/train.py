@@ -115,6 +115,7 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
             load_checkpoint(runner, checkpoint)
             if rank == 0:
                 record_resume(run_dir, checkpoint, resume_overrides, sys.argv)
+                record_randomization(run_dir, run.env, run.settings["physics"])  # what the next checkpoints train under
             start = runner.current_learning_iteration + 1
             runner.current_learning_iteration = start
             continue_env_schedules(env, start, run.agent.num_steps_per_env)

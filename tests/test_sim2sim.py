@@ -42,6 +42,7 @@ from sim2real_deploy.sim2sim.cli import main
 from sim2real_deploy.sim2sim.config import AXES
 
 SHIPPED = REPO_ROOT / "assets/policies/go2_flat/policy.onnx"
+BIAS = [0.2, -0.3, 0.3] * 4  # the bias policy's constant output
 STAND = Sim2SimConfig(schedule=(Segment("stand", 3.0, (0, 0, 0)),), thresholds=Thresholds(max_joint_limit_violations=0))
 
 
@@ -59,7 +60,7 @@ def stand_policy(files) -> Path:
 @pytest.fixture(scope="module")
 def bias_policy(files) -> Path:
     """A constant, nonzero pose offset: harmless at the trained action scale."""
-    return constant_policy(files / "bias.onnx", [0.2, -0.3, 0.3] * 4)
+    return constant_policy(files / "bias.onnx", BIAS)
 
 
 def corrupted(src: Path, dst: Path, edit) -> Path:
@@ -321,6 +322,29 @@ def test_latency_delays_targets_by_physics_steps(bias_policy):
     np.testing.assert_allclose(applied[0], default)
     np.testing.assert_allclose(applied[1], default)
     np.testing.assert_allclose(applied[2], biased)
+
+
+def test_the_check_slew_limits_targets_as_the_policy_trained(bias_policy, files, monkeypatch):
+    """A file that trained behind policy_node's slew limit is checked behind it: each target moves at most rate x
+    control_dt from the last, starting at the default pose; a joint it names no rate for (a held one) moves freely,
+    and --target-rate-fraction 0 lifts the limit."""
+    meta = read_metadata(bias_policy)
+    rates = {name: 1.0 for name in meta.joint_names[:6]}  # 0.02 rad per 20 ms tick; the bias is 0.05-0.075 rad
+
+    def record(raw: dict) -> None:
+        raw["training"]["domain_randomization"] = {"max_target_rate": rates}
+
+    limited = corrupted(bias_policy, files / "limited.onnx", record)
+    applied = []
+    step = MujocoRobot.physics_step
+    monkeypatch.setattr(MujocoRobot, "physics_step", lambda self, q: applied.append(q.copy()) or step(self, q))
+    one_tick = Sim2SimConfig(schedule=(Segment("stand", meta.control_dt, (0, 0, 0)),))
+    run_sim2sim(limited, one_tick)
+    default, biased = meta.action_offset, meta.targets_from_actions(np.array(BIAS))
+    np.testing.assert_allclose(applied[-1][:6], default[:6] + np.clip(biased[:6] - default[:6], -0.02, 0.02))
+    np.testing.assert_allclose(applied[-1][6:], biased[6:])
+    run_sim2sim(limited, replace(one_tick, target_rate_fraction=0.0))
+    np.testing.assert_allclose(applied[-1], biased)
 
 
 def test_trained_joint_dynamics_come_from_the_metadata(files):

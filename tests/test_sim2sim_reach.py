@@ -88,7 +88,7 @@ def test_each_target_gets_the_time_training_gives_it():
 
 def test_the_check_applies_the_slew_limit_the_policy_trained_behind(hold_policy):
     """By default the check limits the targets as the recorded training (and the node) did; 0 turns it off."""
-    from sim2real_deploy.sim2sim.reach import target_steps
+    from sim2real_deploy.sim2sim.episode import target_steps
 
     meta = read_metadata(hold_policy)
     run = load_task(REACH, [])

@@ -149,6 +149,24 @@ def test_action_delay_shifts_applied_target_by_k_steps(delay):
         assert torch.allclose(robot.actuators.target_command.position.torch[:, joint_ids], applied[-1], atol=1e-5)
 
 
+def test_slew_limited_training_moves_targets_no_faster_than_policy_node():
+    """env.slew_limited: each driven joint's target moves at most the spec's target_rate_fraction x no-load speed per
+    policy step (the G1's knee 20 rad/s: 0.4 rad), the clamp the node puts on the robot; held joints are not driven."""
+    from sim2real.robots import ROBOTS
+
+    spec = ROBOTS["g1"]
+    overrides = ("env.slew_limited=true", "env.actions.joint_pos.delay_range=[0,0]")
+    with task_env(G1_TASK, *overrides, num_envs=2) as env:
+        env.reset()
+        term = env.unwrapped.action_manager.get_term("joint_pos")
+        assert list(term.cfg.max_target_rate) == list(term._joint_names) and len(term._joint_names) == 12
+        default = term._previous_target.clone()
+        env.step(torch.full((env.num_envs, 12), 8.0))  # 2 rad at scale 0.25: beyond every joint's step
+        rates = torch.tensor([spec.target_rate_fraction * spec.group_of(j).velocity_limit for j in term._joint_names])
+        moved = term._delayed_targets - default
+        torch.testing.assert_close(moved, (rates * env.unwrapped.step_dt).expand_as(moved))
+
+
 def test_reward_ramp_moves_weights_linearly_between_its_steps():
     """``env.reward_ramps``: each term keeps its configured weight up to the ramp's first step, reaches the given
     weight at its last, and moves linearly in between (checked when envs reset, as Isaac Lab's curricula are)."""

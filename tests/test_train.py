@@ -49,12 +49,17 @@ def test_training_writes_run_folder(trained_run: Path):
 def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
     before = torch.load(trained_run / "model_1.pt", weights_only=False)
     assert before["iter"] == 1 and before["optimizer_state_dict"]["state"]
-    result = sim2real("train", "--resume", str(trained_run), "agent.max_iterations=4", cwd=trained_run)
+    randomization = trained_run / "domain_randomization.json"
+    assert json.loads(randomization.read_text())["max_target_rate"] is None
+    more = ["agent.max_iterations=4", "env.slew_limited=true"]  # on from here: behind policy_node's slew limit
+    result = sim2real("train", "--resume", str(trained_run), *more, cwd=trained_run)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "from model_1.pt at iteration 2/4" in result.stdout
     info = json.loads((trained_run / "run.json").read_text())  # the resume is on record, and replayed by the next
-    assert info["overrides"][-1] == "agent.max_iterations=4"
-    assert [(r["checkpoint"], r["overrides"]) for r in info["resumes"]] == [("model_1.pt", ["agent.max_iterations=4"])]
+    assert info["overrides"][-2:] == more
+    assert [(r["checkpoint"], r["overrides"]) for r in info["resumes"]] == [("model_1.pt", more)]
+    # what the checkpoints from here on trained under, for their export: the Go2 node's 0.5 x no-load speed
+    assert json.loads(randomization.read_text())["max_target_rate"]["FL_calf_joint"] == pytest.approx(0.5 * 15.7)
     assert sorted(p.name for p in trained_run.glob("model_*.pt"))[-1] == "model_3.pt"
     after = torch.load(trained_run / "model_3.pt", weights_only=False)
     assert after["iter"] == 3

@@ -305,6 +305,10 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
     and in proportion below it (``mdp.HeldJointPositionAction``; exported as ``action.held_swing``): a walker's arms
     swinging against its legs. Needs the clock. Override in robot cfg."""
     held_swing_speed: float = 1.0  # [m/s]
+    slew_limited: bool = False
+    """Train behind policy_node's target slew limit (the spec's ``target_rate_fraction`` x no-load speed; exported as
+    ``domain_randomization.max_target_rate``, which the sim-to-sim check then applies): a policy whose targets jump
+    faster than the node lets them through walks differently, or falls, on the robot. Override in robot cfg."""
     gait_period: float = 0.0
     """Gait clock period [s]; 0: none. With one, the policy and critic observe the phase (``gait_phase``) and each
     foot earns ``gait_contact_weight`` per second for a contact state on the schedule ``gait_offsets`` while the
@@ -352,6 +356,7 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         Override in task cfg (and call super)."""
         self._hold_joints()
         self._scale_actions()
+        self._limit_target_rate()
         self._check_yaw_rate_terrains()
         self._add_reward_ramp()
         if self.gait_period > 0:
@@ -436,6 +441,14 @@ class VelocityEnvCfg(ManagerBasedRLEnvCfg):
         term = self.actions.joint_pos
         if not isinstance(term.scale, dict):
             term.scale = ROBOTS[self.robot].action_scale(term.joint_names, term.scale)
+
+    def _limit_target_rate(self) -> None:
+        """With ``slew_limited``: the action's targets move no faster than policy_node lets them."""
+        if not self.slew_limited:
+            return
+        term = self.actions.joint_pos
+        rates = ROBOTS[self.robot].max_target_rates()
+        term.max_target_rate = {j: r for j, r in rates.items() if any(re.fullmatch(p, j) for p in term.joint_names)}
 
     def _add_gait_clock(self) -> None:
         """The phase observation and the contact-schedule reward; ``gait_period`` > 0. Override in robot cfg (and

@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         "--target-rate-fraction",
         type=float,
         default=None,
-        help="arm policies: slew-limit joint targets to this x no-load speed, as policy_node's target_rate_fraction "
+        help="slew-limit joint targets to this x no-load speed, as policy_node's target_rate_fraction "
         "(0: unlimited; default: the limit the policy was trained behind, if its file records one)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation")
@@ -175,6 +175,7 @@ def config_from_args(args: argparse.Namespace) -> Sim2SimConfig:
         mjcf=args.mjcf,
         out_dir=_out_dir(args),
         video=args.video,
+        target_rate_fraction=args.target_rate_fraction,
     )
 
 

@@ -125,6 +125,9 @@ class Sim2SimConfig:
     limit_tolerance: float = 0.01  # MuJoCo limits are soft: slack before a joint counts as outside [rad]
     mjcf: str | None = None  # path of an MJCF to use instead of the metadata's robot.mjcf
     init_base_height: float | None = None  # None: feet just touching the floor in the default pose
+    target_rate_fraction: float | None = None
+    """Joint targets slew-limited to this x no-load speed, as policy_node does; 0: unlimited; None: the limit the
+    policy was trained behind (``training.domain_randomization.max_target_rate``), else unlimited."""
     out_dir: str | None = None  # where report.json and tracking.png go; None writes nothing
     video: str | None = None  # MP4 of episode 0 (needs offscreen GL and imageio[ffmpeg])
     terrain: str | None = None  # a terrain tile file (``sim2real terrain-tiles``); None: the flat floor

@@ -11,7 +11,7 @@ import numpy as np
 from sim2real_deploy.commands import BASE_VELOCITY
 from sim2real_deploy.mujoco_robot import DOF_FIELDS, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
-from sim2real_deploy.policy_file import joint_dynamics_quantile
+from sim2real_deploy.policy_file import PolicyMetadata, joint_dynamics_quantile
 from sim2real_deploy.sim2sim.config import FallRule, Randomization, Segment, Sim2SimConfig, Sim2SimError
 
 
@@ -30,6 +30,19 @@ class SlewLimit:
         self.previous = target
         self.targets.append(target)
         return target
+
+
+def target_steps(meta: PolicyMetadata, fraction: float | None) -> np.ndarray | None:
+    """The most each joint target may move per control step [rad] under policy_node's slew limit at ``fraction`` x
+    no-load speed, or None for no limit (``fraction`` 0). ``fraction`` None: the limit the policy trained behind
+    (``training.domain_randomization.max_target_rate``; joints it names no rate for, e.g. held ones, move freely),
+    else none."""
+    if fraction is None:
+        trained = meta.domain_randomization.get("max_target_rate")
+        if not trained:
+            return None
+        return np.array([trained.get(j, np.inf) for j in meta.joint_names]) * meta.control_dt
+    return fraction * meta.joint_array("velocity_limit") * meta.control_dt if fraction > 0 else None
 
 
 def sample_perturbations(rand: Randomization, rng: np.random.Generator, duration: float, robot: MujocoRobot) -> dict:

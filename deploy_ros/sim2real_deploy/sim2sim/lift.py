@@ -28,8 +28,8 @@ from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder, RobotState
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
-from sim2real_deploy.sim2sim.episode import SlewLimit
-from sim2real_deploy.sim2sim.reach import arm_report, command_vector, sample_targets, target_steps
+from sim2real_deploy.sim2sim.episode import SlewLimit, target_steps
+from sim2real_deploy.sim2sim.reach import arm_report, command_vector, sample_targets
 
 CUBE = "sim2real_cube"
 

@@ -21,7 +21,7 @@ from sim2real_deploy.mujoco_robot import EndEffectorFrame, MujocoRobot
 from sim2real_deploy.observations import ObservationBuilder
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyMetadata
 from sim2real_deploy.sim2sim.config import Sim2SimError
-from sim2real_deploy.sim2sim.episode import SlewLimit
+from sim2real_deploy.sim2sim.episode import SlewLimit, target_steps
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,6 @@ def sample_targets(meta: PolicyMetadata, n: int, rng: np.random.Generator) -> np
     lo, hi = (np.array([workspace[k][i] for k in POSE_WORKSPACE_KEYS]) for i in (0, 1))
     draws = rng.uniform(lo, hi, size=(n, len(POSE_WORKSPACE_KEYS)))
     return np.array([[*d[:3], *quat_from_euler_xyz(*d[3:])] for d in draws])
-
-
-def target_steps(meta: PolicyMetadata, fraction: float | None) -> np.ndarray | None:
-    """The most a joint target may move per control step [rad], or None for no limit."""
-    if fraction is None:
-        trained = meta.domain_randomization.get("max_target_rate")
-        return None if not trained else np.array([trained[j] for j in meta.joint_names]) * meta.control_dt
-    return fraction * meta.joint_array("velocity_limit") * meta.control_dt if fraction > 0 else None
 
 
 def _end_effector(robot: MujocoRobot) -> EndEffectorFrame:

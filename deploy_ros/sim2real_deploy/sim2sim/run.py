@@ -12,7 +12,7 @@ import numpy as np
 from sim2real_deploy.mujoco_robot import MujocoRobot
 from sim2real_deploy.policy_file import OnnxPolicy, read_metadata
 from sim2real_deploy.sim2sim.config import FallRule, Sim2SimConfig, Sim2SimError
-from sim2real_deploy.sim2sim.episode import run_episode, sample_perturbations
+from sim2real_deploy.sim2sim.episode import SlewLimit, run_episode, sample_perturbations, target_steps
 from sim2real_deploy.sim2sim.report import VideoRecorder, write_outputs
 from sim2real_deploy.sim2sim.terrain import TerrainGround, add_tile, load_tiles
 from sim2real_deploy.sim2sim.verdict import evaluate, range_warnings, segment_metrics
@@ -37,10 +37,13 @@ def run_sim2sim(policy_path: str | Path, cfg: Sim2SimConfig | None = None) -> di
     fall = FallRule.of(meta, cfg)
     duration = sum(s.duration for s in cfg.schedule)
     recorder = VideoRecorder(robot, cfg.video) if cfg.video else None
+    steps = target_steps(meta, cfg.target_rate_fraction)
     episodes = []
     for i in range(cfg.episodes):
         perturb = sample_perturbations(cfg.randomization, np.random.default_rng([cfg.seed, i]), duration, robot)
-        episode = run_episode(policy, robot, cfg, perturb, height, recorder if i == 0 else None, fall=fall)
+        # the node limits its first target against the soft start's last one, the default pose
+        slew = SlewLimit(steps, start=meta.joint_array("default_joint_pos")) if steps is not None else None
+        episode = run_episode(policy, robot, cfg, perturb, height, recorder if i == 0 else None, slew, fall)
         episode.update(
             segments=segment_metrics(episode["trace"], cfg.schedule, cfg.transition_s),
             perturbations=_plain(perturb),
