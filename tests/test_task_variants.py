@@ -150,13 +150,12 @@ def test_action_delay_shifts_applied_target_by_k_steps(delay):
 
 
 def test_slew_limited_training_moves_targets_no_faster_than_policy_node():
-    """env.slew_limited: each driven joint's target moves at most the spec's target_rate_fraction x no-load speed per
-    policy step (the G1's knee 20 rad/s: 0.4 rad), the clamp the node puts on the robot; held joints are not driven."""
+    """env.slew_limited (the G1's default): each driven joint's target moves at most the spec's target_rate_fraction x
+    no-load speed per policy step (the G1's knee 20 rad/s: 0.4 rad), the clamp its node puts on the robot."""
     from sim2real.robots import ROBOTS
 
     spec = ROBOTS["g1"]
-    overrides = ("env.slew_limited=true", "env.actions.joint_pos.delay_range=[0,0]")
-    with task_env(G1_TASK, *overrides, num_envs=2) as env:
+    with task_env(G1_TASK, "env.actions.joint_pos.delay_range=[0,0]", num_envs=2) as env:
         env.reset()
         term = env.unwrapped.action_manager.get_term("joint_pos")
         assert list(term.cfg.max_target_rate) == list(term._joint_names) and len(term._joint_names) == 12

@@ -77,6 +77,9 @@ class G1FlatEnvCfg(VelocityEnvCfg):
     # the policy drives the 12 leg joints; waist and arms hold the default pose (unitree_rl_gym's G1): 23 joints
     # exploring at once did not learn to stay up in 300 iterations (docs/tasks.md). env.held_joints=[] drives all
     held_joints = ("waist_yaw_joint", ".*_(shoulder_.*|elbow|wrist_roll)_joint")
+    # policy_node clamps each target to the no-load speed (the spec's target_rate_fraction 1.0): policies trained
+    # without that clamp walked in the check and fell over ROS within 2 s (docs/tasks.md, session 46)
+    slew_limited = True
     # a gait clock (unitree_rl_gym's 0.8 s period; left and right half a period apart) that the feet follow through
     # feet_phase, each sole rising to 0.08 m once per period (MuJoCo Playground's and holosoma's G1 term). Contact
     # matching and the swing-height pull (unitree_rl_gym) are off: they paid a G1 that stood still (docs/tasks.md)
