@@ -129,7 +129,27 @@ def test_joint_deviation_penalises_arms_away_from_default(env):
     joint_pos[:, arm_ids] -= 0.5  # both arms raised
     robot.write_joint_position_to_sim_index(position=joint_pos)
     assert torch.allclose(_term(env, "joint_deviation_arms"), torch.tensor(-0.1 * 0.5 * 2), atol=1e-3)
-    assert (_term(env, "joint_deviation_hip").abs() < 1e-3).all()  # the legs did not move
+    for hip in ("joint_deviation_hip_yaw", "joint_deviation_hip_roll"):
+        assert (_term(env, hip).abs() < 1e-3).all()  # the legs did not move
+
+
+def test_hip_roll_posture_steps_aside_only_for_sideways_commands(env):
+    """Both hip rolls 0.2 rad out: 0.4 rad of L1 deviation, charged under every command by default. With
+    ``max_lateral_command`` 0.1 a 0.4 m/s sideways command frees it and a forward one does not. Hip yaw is its
+    own term and reads nothing of the roll."""
+    env.reset()
+    robot = env.unwrapped.scene["robot"]
+    roll_ids, _ = robot.find_joints(".*_hip_roll_joint")
+    joint_pos = robot.data.default_joint_pos.torch.clone()
+    joint_pos[:, roll_ids] += 0.2
+    robot.write_joint_position_to_sim_index(position=joint_pos)
+    command = env.unwrapped.command_manager.get_term("base_velocity").vel_command_b
+    command[:] = torch.tensor([[0.5, 0.0, 0.0], [0.0, -0.05, 0.0], [0.0, 0.4, 0.0], [0.3, -0.3, 0.2]])
+    term = env.unwrapped.reward_manager.get_term_cfg("joint_deviation_hip_roll")
+    assert torch.allclose(term.func(env.unwrapped, **term.params), torch.tensor(0.4), atol=1e-4)
+    gated = term.func(env.unwrapped, **(term.params | {"max_lateral_command": 0.1}))
+    assert torch.allclose(gated, torch.tensor([0.4, 0.4, 0.0, 0.0]), atol=1e-4)
+    assert (_term(env, "joint_deviation_hip_yaw").abs() < 1e-3).all()
 
 
 def test_feet_spin_reads_the_feet_in_contact(env):

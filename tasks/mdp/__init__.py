@@ -45,4 +45,5 @@ from .observations import (  # noqa: F401
     joint_passive_dynamics,
     shape_friction,
 )
+from .posture import joint_deviation_l1_unless_sidestepping  # noqa: F401
 from .tracking import ang_vel_z_error_l2  # noqa: F401
