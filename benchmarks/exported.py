@@ -10,9 +10,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-def export_checkpoint(checkpoint: Path, onnx: Path) -> Path:
-    """``sim2real export`` in a subprocess (one Isaac Lab simulation per process); returns ``onnx``."""
+def export_checkpoint(checkpoint: Path, onnx: Path, force: bool = False) -> Path:
+    """``sim2real export`` in a subprocess (one Isaac Lab simulation per process); returns ``onnx``. ``force``
+    exports a run that today's task config no longer matches, with the values it trained with."""
     export = [sys.executable, "-m", "sim2real.cli", "export", str(checkpoint), "--out", str(onnx)]
+    export += ["--force"] if force else []
     subprocess.run(export, check=True, capture_output=True, text=True)
     return onnx
 

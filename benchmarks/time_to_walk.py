@@ -50,12 +50,12 @@ def minutes_since_start(run_dir: Path, checkpoint: Path) -> float:
     return (checkpoint.stat().st_mtime - started_at(run_dir)) / 60
 
 
-def check(checkpoint: Path, work: Path, terrain: Path | None = None) -> dict:
+def check(checkpoint: Path, work: Path, terrain: Path | None = None, force: bool = False) -> dict:
     """Export ``checkpoint`` in a subprocess (one Isaac Lab simulation per process), then run the full check, and
     with ``terrain`` the terrain check on its tiles too."""
     from sim2real_deploy.sim2sim import RANDOMIZED_CONFIG, Sim2SimConfig, run_sim2sim
 
-    onnx = export_checkpoint(checkpoint, work / checkpoint.stem / "policy.onnx")
+    onnx = export_checkpoint(checkpoint, work / checkpoint.stem / "policy.onnx", force)
     nominal = run_sim2sim(onnx, Sim2SimConfig(out_dir=str(onnx.parent / "sim2sim")))
     row = {"policy": str(onnx), "nominal_passed": nominal["passed"], "nominal_failed": nominal["failed"]}
     row["tracking_ratio"] = tracking_ratios(nominal)
@@ -148,6 +148,7 @@ def scan(
     keep: Path | None,
     earlier: dict[tuple[str, int], dict],
     terrain: Path | None = None,
+    force: bool = False,
 ) -> list[dict]:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,7 +157,7 @@ def scan(
             row = earlier.get((str(run), iteration))
             if row is None:
                 row = {"iteration": iteration, "minutes": round(minutes_since_start(run, path), 1)}
-                row |= check(path, work, terrain)
+                row |= check(path, work, terrain, force)
             results.append(row)
             verdict = "PASS" if row["passed"] else ("nominal only" if row["nominal_passed"] else "fail")
             survival = row.get("randomized_survival")
@@ -197,12 +198,15 @@ def main() -> None:
         help="a tile file (assets/terrain/<robot>_rough.npz): a pass also needs the terrain check, nominal and "
         "randomised (time to climb)",
     )
+    parser.add_argument(
+        "--force", action="store_true", help="export runs that today's task config no longer matches (as trained)"
+    )
     args = parser.parse_args()
     earlier = earlier_rows(args.reuse)
 
     runs = []
     for run in args.runs:
-        results = scan(run, args.every, args.start, args.all, args.keep, earlier, args.terrain)
+        results = scan(run, args.every, args.start, args.all, args.keep, earlier, args.terrain, args.force)
         first = next((r for r in results if r["passed"]), None)
         seed = json.loads((run / "run.json").read_text()).get("settings", {}).get("seed")
         runs.append({"run": str(run), "seed": seed, "first_pass": first, "checked": results})
