@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sim2real.config import load_task
-from sim2real.runlog import read_run_info, recorded_overrides, resolve_checkpoint
+from sim2real.runlog import checkpoint_iteration, read_run_info, recorded_overrides, resolve_checkpoint
 from sim2real.train import load_checkpoint, make_env, make_runner, simulation
 
 INTERFACE_FILE = "policy_interface.json"
@@ -24,8 +24,24 @@ class ExportError(ValueError):
     """The run cannot be exported as asked (its recorded interface differs from today's, or is missing)."""
 
 
-def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: float | None) -> None:
-    """Write the run's policy interface next to its config (called when training starts)."""
+def record(run_dir: Path, name: str, content: Any, resumed_from: int | None = None) -> None:
+    """Write the run's record ``name`` (JSON). A resume from checkpoint ``resumed_from`` whose overrides change it
+    keeps the record so far as ``<stem>.to_<resumed_from>.json``, which the checkpoints up to there export with."""
+    path, text = run_dir / name, json.dumps(content, indent=2) + "\n"
+    if resumed_from is not None and path.is_file() and path.read_text() != text:
+        path.replace(path.with_name(f"{path.stem}.to_{resumed_from}.json"))
+    path.write_text(text)
+
+
+def recorded(run_dir: Path, name: str, iteration: int) -> Path:
+    """The record ``name`` that the checkpoint at ``iteration`` trained under (see :func:`record`)."""
+    stem = Path(name).stem
+    kept = sorted((int(p.name[len(stem) + 4 : -5]), p) for p in run_dir.glob(f"{stem}.to_*.json"))
+    return next((path for last, path in kept if iteration <= last), run_dir / name)
+
+
+def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: float | None, **resume: Any) -> None:
+    """Write the run's policy interface next to its config (when training starts, and on a resume)."""
     from sim2real.export.task_interface import task_interface
 
     try:
@@ -33,27 +49,28 @@ def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: fl
     except ValueError as exc:  # a task the exporter does not cover yet: training goes on, export will say why
         print(f"note: {task_id} policies are not exportable yet ({exc})")
         return
-    (run_dir / INTERFACE_FILE).write_text(json.dumps(interface, indent=2) + "\n")
+    record(run_dir, INTERFACE_FILE, interface, **resume)
 
 
-def record_randomization(run_dir: Path, env_cfg: Any, physics: str) -> None:
-    """Write what the run randomises (called when training starts, and again on a resume, whose overrides may change
-    it for the checkpoints to come; exported into the policy's metadata)."""
+def record_randomization(run_dir: Path, env_cfg: Any, physics: str, **resume: Any) -> None:
+    """Write what the run randomises (when training starts, and on a resume, whose overrides may change it for the
+    checkpoints to come; exported into the policy's metadata)."""
     from sim2real.export.randomization import domain_randomization
 
-    (run_dir / RANDOMIZATION_FILE).write_text(json.dumps(domain_randomization(env_cfg, physics), indent=2) + "\n")
+    record(run_dir, RANDOMIZATION_FILE, domain_randomization(env_cfg, physics), **resume)
 
 
-def run_randomization(run_dir: Path) -> dict[str, Any] | None:
-    """The run's recorded randomisation; None for runs from before it was recorded (today's config would claim
-    ranges, such as joint dynamics, the run never had)."""
-    path = run_dir / RANDOMIZATION_FILE
+def run_randomization(run_dir: Path, iteration: int) -> dict[str, Any] | None:
+    """The randomisation the run's checkpoint at ``iteration`` trained with; None for runs from before it was
+    recorded (today's config would claim ranges, such as joint dynamics, the run never had)."""
+    path = recorded(run_dir, RANDOMIZATION_FILE, iteration)
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def run_interface(run_dir: Path, current: dict[str, Any], force: bool = False) -> dict[str, Any]:
-    """The interface to export: the recorded one, after checking it against ``current`` (today's code)."""
-    path = run_dir / INTERFACE_FILE
+def run_interface(run_dir: Path, iteration: int, current: dict[str, Any], force: bool = False) -> dict[str, Any]:
+    """The interface to export for the checkpoint at ``iteration``: the recorded one, after checking it against
+    ``current`` (today's code)."""
+    path = recorded(run_dir, INTERFACE_FILE, iteration)
     if not path.is_file():
         if not force:
             raise ExportError(
@@ -61,14 +78,14 @@ def run_interface(run_dir: Path, current: dict[str, Any], force: bool = False) -
                 "today's robot spec and task config"
             )
         return current
-    recorded = json.loads(path.read_text())
-    differences = differing_fields(recorded, current)
+    recorded_interface = json.loads(path.read_text())
+    differences = differing_fields(recorded_interface, current)
     if differences and not force:
         raise ExportError(
             f"{run_dir} trained with a different robot/task than today's code: {'; '.join(differences)} "
             "(--force exports with the values the run trained with)"
         )
-    return with_additions(recorded, current)
+    return with_additions(recorded_interface, current)
 
 
 # Facts about the robot the exporter learned to write after some runs were recorded: a run without them gets
@@ -110,13 +127,12 @@ def export_run(run_path: str, out: Path | None = None, force: bool = False) -> d
     from sim2real.export.task_interface import task_interface
 
     run_dir, checkpoint = resolve_checkpoint(run_path)
-    info = read_run_info(run_dir)
-    # one CPU env is enough to rebuild the actor
-    run = load_task(
-        info["task"], [*recorded_overrides(info, ("physics", "cone", "seed")), "device=cpu", "env.scene.num_envs=1"]
-    )
-    interface = run_interface(run_dir, task_interface(info["task"], run.env, run.agent.clip_actions), force)
-    randomization = run_randomization(run_dir)
+    info, iteration = read_run_info(run_dir), checkpoint_iteration(checkpoint)
+    # one CPU env is enough to rebuild the actor, as the checkpoint trained (a later resume's overrides aside)
+    overrides = recorded_overrides(info, ("physics", "cone", "seed"), iteration)
+    run = load_task(info["task"], [*overrides, "device=cpu", "env.scene.num_envs=1"])
+    interface = run_interface(run_dir, iteration, task_interface(info["task"], run.env, run.agent.clip_actions), force)
+    randomization = run_randomization(run_dir, iteration)
     metadata = stamp(
         interface, f"{run_dir.name}/{checkpoint.stem}", info["git_revision"], info["versions"], randomization
     )

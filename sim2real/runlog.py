@@ -120,11 +120,17 @@ def read_run_info(run_dir: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def recorded_overrides(info: dict, settings: tuple[str, ...] | None = None) -> list[str]:
-    """The overrides that rebuild a run's config: its top-level settings (all, or only ``settings``), then its own."""
+def recorded_overrides(info: dict, settings: tuple[str, ...] | None = None, iteration: int | None = None) -> list[str]:
+    """The overrides that rebuild a run's config: its top-level settings (all, or only ``settings``), then its own;
+    with ``iteration``, only those its checkpoint at that iteration trained with (not a later resume's)."""
     recorded = _current_settings(info["settings"])
     chosen = [f"{k}={v}" for k, v in recorded.items() if v not in (None, "") and (not settings or k in settings)]
-    return [*chosen, *info.get("overrides", [])]
+    own = info.get("overrides", [])
+    for resume in reversed(info.get("resumes", []) if iteration is not None else []):
+        if checkpoint_iteration(resume["checkpoint"]) < iteration:
+            break
+        own = own[: len(own) - len(replayed_overrides(resume["overrides"], info["settings"]))]  # appended last
+    return [*chosen, *own]
 
 
 def _current_settings(settings: dict) -> dict:
@@ -151,9 +157,14 @@ def machine_description() -> str:
     return f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}"
 
 
+def checkpoint_iteration(checkpoint: str | Path) -> int:
+    """The iteration of a checkpoint file ``model_<iteration>.pt``."""
+    return int(Path(checkpoint).stem.split("_")[1])
+
+
 def checkpoints(run_dir: Path) -> list[Path]:
     """Checkpoints of a run, oldest first (``model_<iteration>.pt``)."""
-    return sorted(Path(run_dir).glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
+    return sorted(Path(run_dir).glob("model_*.pt"), key=checkpoint_iteration)
 
 
 def resolve_checkpoint(path: str | Path) -> tuple[Path, Path]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sim2real.config import ConfigError, RunConfig, load_task, to_plain, world
 from sim2real.runlog import (
+    checkpoint_iteration,
     new_run_dir,
     read_run_info,
     record_resume,
@@ -115,7 +116,10 @@ def train(task: str, overrides: list[str], log_root: Path = Path("logs"), resume
             load_checkpoint(runner, checkpoint)
             if rank == 0:
                 record_resume(run_dir, checkpoint, resume_overrides, sys.argv)
-                record_randomization(run_dir, run.env, run.settings["physics"])  # what the next checkpoints train under
+                # what the next checkpoints train under; the earlier ones keep theirs
+                resumed_from = checkpoint_iteration(checkpoint)
+                record_interface(run_dir, task, run.env, run.agent.clip_actions, resumed_from=resumed_from)
+                record_randomization(run_dir, run.env, run.settings["physics"], resumed_from=resumed_from)
             start = runner.current_learning_iteration + 1
             runner.current_learning_iteration = start
             continue_env_schedules(env, start, run.agent.num_steps_per_env)

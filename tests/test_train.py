@@ -51,15 +51,20 @@ def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
     assert before["iter"] == 1 and before["optimizer_state_dict"]["state"]
     randomization = trained_run / "domain_randomization.json"
     assert json.loads(randomization.read_text())["max_target_rate"] is None
-    more = ["agent.max_iterations=4", "env.slew_limited=true"]  # on from here: behind policy_node's slew limit
+    # on from here: behind policy_node's slew limit, and a faster gait clock (a fine-tune changing the interface)
+    more = ["agent.max_iterations=4", "env.slew_limited=true", "env.gait_period=0.4"]
     result = sim2real("train", "--resume", str(trained_run), *more, cwd=trained_run)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "from model_1.pt at iteration 2/4" in result.stdout
     info = json.loads((trained_run / "run.json").read_text())  # the resume is on record, and replayed by the next
-    assert info["overrides"][-2:] == more
+    assert info["overrides"][-3:] == more
     assert [(r["checkpoint"], r["overrides"]) for r in info["resumes"]] == [("model_1.pt", more)]
-    # what the checkpoints from here on trained under, for their export: the Go2 node's 0.5 x no-load speed
+    # what the checkpoints from here on trained under, for their export: the Go2 node's 0.5 x no-load speed and the
+    # 0.4 s clock; model_0 and model_1 keep the records they trained under
     assert json.loads(randomization.read_text())["max_target_rate"]["FL_calf_joint"] == pytest.approx(0.5 * 15.7)
+    assert json.loads((trained_run / "domain_randomization.to_1.json").read_text())["max_target_rate"] is None
+    assert _clock_period(trained_run / "policy_interface.json") == 0.4
+    assert _clock_period(trained_run / "policy_interface.to_1.json") == 0.5
     assert sorted(p.name for p in trained_run.glob("model_*.pt"))[-1] == "model_3.pt"
     after = torch.load(trained_run / "model_3.pt", weights_only=False)
     assert after["iter"] == 3
@@ -76,6 +81,41 @@ def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
         state = torch.load(trained_run / f"model_{iteration}.pt", weights_only=False)["actor_state_dict"]
         std = state["distribution.std_param"]
         assert float(std.max()) <= cap and float(std.min()) > cap - 0.01, std
+
+
+def _clock_period(interface: Path) -> float:
+    terms = json.loads(interface.read_text())["observations"]
+    return next(term for term in terms if term["name"] == "gait_phase")["params"]["period"]
+
+
+def test_a_checkpoint_exports_with_what_it_trained_under(trained_run: Path, tmp_path: Path):
+    """A resume that changed the gait clock and the slew limit: the checkpoint before it exports with neither (its
+    own config rebuilt, no --force), the one after with both."""
+    from sim2real_deploy.policy_file import read_metadata
+
+    for checkpoint, period, slew_limited in (("model_1.pt", 0.5, False), ("model_3.pt", 0.4, True)):
+        out = tmp_path / checkpoint / "policy.onnx"
+        result = sim2real("export", str(trained_run / checkpoint), "--out", str(out), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr[-2000:]
+        meta = read_metadata(out)
+        assert next(t for t in meta.raw["observations"] if t["name"] == "gait_phase")["params"]["period"] == period
+        assert bool(meta.domain_randomization["max_target_rate"]) == slew_limited
+
+
+def test_recorded_overrides_at_an_iteration_leave_later_resumes_out():
+    from sim2real.runlog import recorded_overrides
+
+    info = {
+        "settings": {"seed": 1, "cone": "mjcf"},
+        "overrides": ["a=1", "b=2", "c=3", "d=4"],
+        "resumes": [
+            {"checkpoint": "model_10.pt", "overrides": ["b=2", "seed=7"]},  # settings are not replayed
+            {"checkpoint": "model_20.pt", "overrides": ["c=3", "d=4"]},
+        ],
+    }
+    assert recorded_overrides(info, ("seed",), iteration=10) == ["seed=1", "a=1"]
+    assert recorded_overrides(info, ("seed",), iteration=11) == ["seed=1", "a=1", "b=2"]
+    assert recorded_overrides(info, ("seed",), iteration=21) == recorded_overrides(info, ("seed",))
 
 
 def test_wrong_task_id_lists_valid_tasks(tmp_path: Path):
