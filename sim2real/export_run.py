@@ -40,8 +40,10 @@ def recorded(run_dir: Path, name: str, iteration: int) -> Path:
     return next((path for last, path in kept if iteration <= last), run_dir / name)
 
 
-def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: float | None, **resume: Any) -> None:
-    """Write the run's policy interface next to its config (when training starts, and on a resume)."""
+def record_interface(
+    run_dir: Path, task_id: str, env_cfg: Any, clip_actions: float | None, resumed_from: int | None = None
+) -> None:
+    """Write the run's policy interface next to its config (when training starts, and on a resume: :func:`record`)."""
     from sim2real.export.task_interface import task_interface
 
     try:
@@ -49,15 +51,15 @@ def record_interface(run_dir: Path, task_id: str, env_cfg: Any, clip_actions: fl
     except ValueError as exc:  # a task the exporter does not cover yet: training goes on, export will say why
         print(f"note: {task_id} policies are not exportable yet ({exc})")
         return
-    record(run_dir, INTERFACE_FILE, interface, **resume)
+    record(run_dir, INTERFACE_FILE, interface, resumed_from)
 
 
-def record_randomization(run_dir: Path, env_cfg: Any, physics: str, **resume: Any) -> None:
+def record_randomization(run_dir: Path, env_cfg: Any, physics: str, resumed_from: int | None = None) -> None:
     """Write what the run randomises (when training starts, and on a resume, whose overrides may change it for the
     checkpoints to come; exported into the policy's metadata)."""
     from sim2real.export.randomization import domain_randomization
 
-    record(run_dir, RANDOMIZATION_FILE, domain_randomization(env_cfg, physics), **resume)
+    record(run_dir, RANDOMIZATION_FILE, domain_randomization(env_cfg, physics), resumed_from)
 
 
 def run_randomization(run_dir: Path, iteration: int) -> dict[str, Any] | None:
