@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         "--resume",
         metavar="RUN",
         help="continue a run folder (or checkpoint) from its latest "
-        "checkpoint: iteration count, weights, optimiser and normaliser state",
+        "checkpoint: iteration count, weights, optimiser and normaliser state; overrides given with it apply from "
+        "there on (a fine-tune), and each checkpoint exports with the config it trained under",
     )
     train.add_argument("--log-root", type=Path, default=Path("logs"), help="where run folders go (default logs/)")
     train.add_argument("overrides", nargs="*", help="Hydra-style key=value overrides (see below)")
