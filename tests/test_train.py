@@ -63,8 +63,8 @@ def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
     # 0.4 s clock; model_0 and model_1 keep the records they trained under
     assert json.loads(randomization.read_text())["max_target_rate"]["FL_calf_joint"] == pytest.approx(0.5 * 15.7)
     assert json.loads((trained_run / "domain_randomization.to_1.json").read_text())["max_target_rate"] is None
-    assert _clock_period(trained_run / "policy_interface.json") == 0.4
-    assert _clock_period(trained_run / "policy_interface.to_1.json") == 0.5
+    assert _clock_period(json.loads((trained_run / "policy_interface.json").read_text())) == 0.4
+    assert _clock_period(json.loads((trained_run / "policy_interface.to_1.json").read_text())) == 0.5
     assert sorted(p.name for p in trained_run.glob("model_*.pt"))[-1] == "model_3.pt"
     after = torch.load(trained_run / "model_3.pt", weights_only=False)
     assert after["iter"] == 3
@@ -83,9 +83,8 @@ def test_resume_continues_iteration_count_and_optimiser(trained_run: Path):
         assert float(std.max()) <= cap and float(std.min()) > cap - 0.01, std
 
 
-def _clock_period(interface: Path) -> float:
-    terms = json.loads(interface.read_text())["observations"]
-    return next(term for term in terms if term["name"] == "gait_phase")["params"]["period"]
+def _clock_period(interface: dict) -> float:
+    return next(term for term in interface["observations"] if term["name"] == "gait_phase")["params"]["period"]
 
 
 def test_a_checkpoint_exports_with_what_it_trained_under(trained_run: Path, tmp_path: Path):
@@ -98,7 +97,7 @@ def test_a_checkpoint_exports_with_what_it_trained_under(trained_run: Path, tmp_
         result = sim2real("export", str(trained_run / checkpoint), "--out", str(out), cwd=tmp_path)
         assert result.returncode == 0, result.stderr[-2000:]
         meta = read_metadata(out)
-        assert next(t for t in meta.raw["observations"] if t["name"] == "gait_phase")["params"]["period"] == period
+        assert _clock_period(meta.raw) == period
         assert bool(meta.domain_randomization["max_target_rate"]) == slew_limited
 
 
