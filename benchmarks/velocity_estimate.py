@@ -3,8 +3,9 @@
 For each command (vx, vy, yaw rate), one nominal episode of sim-to-sim (stand 2 s, then the command for
 ``--seconds``, behind the slew limit the policy trained behind) and, after the first 1 s of the command, the mean
 measured base velocity (vx, vy in the base frame, and the yaw rate) beside the mean of the actor's own base-velocity
-estimate (vx, vy; read from the exported graph's estimator output). A policy that misses an axis it estimates well
-knows it is off and is not paid enough to fix it; one that estimates the axis wrong walks by a wrong belief.
+estimate (vx, vy; the exported graph's `base_lin_vel_estimate` output, docs/policy_schema.md). A policy that misses
+an axis it estimates well knows it is off and is not paid enough to fix it; one that estimates the axis wrong walks
+by a wrong belief.
 
     .venv/bin/python benchmarks/velocity_estimate.py assets/policies/g1_flat/policy.onnx \
         --command 0.6 0.2 0.4 --command 0.6 0 0.4 --command 0 0.2 0 --out docs/velocity_estimate.json
@@ -16,31 +17,30 @@ import argparse
 import json
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 
 from sim2real.runlog import machine_description
 from sim2real_deploy.mujoco_robot import MujocoRobot
-from sim2real_deploy.policy_file import OnnxPolicy
+from sim2real_deploy.policy_file import ESTIMATE_OUTPUT_NAME, INPUT_NAME, OUTPUT_NAME, OnnxPolicy
 from sim2real_deploy.sim2sim import Sim2SimConfig
 from sim2real_deploy.sim2sim.config import Segment
 from sim2real_deploy.sim2sim.episode import SlewLimit, run_episode, sample_perturbations, target_steps
-
-ESTIMATE = "linear_2"  # the estimator MLP's last layer in the exported graph (sim2real/estimator.py)
 
 
 class EstimatingPolicy:
     """The exported policy, also returning its velocity estimate (recorded per call)."""
 
     def __init__(self, path: str):
-        model = onnx.load(path)
-        if ESTIMATE not in {out for node in model.graph.node for out in node.output}:
-            raise SystemExit(f"{path}: no velocity estimator in this policy (trained without one)")
-        model.graph.output.append(onnx.helper.make_tensor_value_info(ESTIMATE, onnx.TensorProto.FLOAT, None))
-        self.session, self.estimates = ort.InferenceSession(model.SerializeToString()), []
+        self.session, self.estimates = ort.InferenceSession(path, providers=["CPUExecutionProvider"]), []
+        if ESTIMATE_OUTPUT_NAME not in {out.name for out in self.session.get_outputs()}:
+            raise SystemExit(
+                f"{path}: no {ESTIMATE_OUTPUT_NAME} output (trained without a velocity estimator, or exported before "
+                "2026-12-07: export its checkpoint again)"
+            )
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        action, estimate = self.session.run(None, {"obs": np.asarray(obs, np.float32)[None]})
+        outputs = [OUTPUT_NAME, ESTIMATE_OUTPUT_NAME]
+        action, estimate = self.session.run(outputs, {INPUT_NAME: np.asarray(obs, np.float32)[None]})
         self.estimates.append(estimate[0])
         return action[0]
 

@@ -1,7 +1,8 @@
 """Export an rsl-rl actor (or any raw-obs -> action torch module) to a self-describing ONNX policy file.
 
-The file follows ``docs/policy_schema.md``: input ``obs`` (raw observations, the normaliser folded in),
-output ``actions`` (deterministic mean), dynamic batch, weights inline, metadata in ``metadata_props``.
+The file follows ``docs/policy_schema.md``: input ``obs`` (raw observations, the normaliser folded in), output
+``actions`` (deterministic mean; a velocity-estimating actor adds ``base_lin_vel_estimate``), dynamic batch,
+weights inline, metadata in ``metadata_props``.
 Every export is checked against PyTorch with onnxruntime before the file lands at its final path, so a
 file that exists is a file that matches the trained network.
 """
@@ -97,7 +98,8 @@ def _to_onnx(module: nn.Module, obs_dim: int) -> Any:
 
     Exporting to memory (``f=None``) keeps the weights in the proto, so ``save_onnx`` writes one file;
     the file-based exporter writes a separate ``.data`` file. The example batch is 2 because
-    ``torch.export`` specialises a dimension of size 1 to a constant.
+    ``torch.export`` specialises a dimension of size 1 to a constant. A module with more than one output names
+    them in ``output_names``, ``actions`` first.
     """
     with warnings.catch_warnings():  # torch 2.11's exporter warns about its own pytree internals
         warnings.simplefilter("ignore", FutureWarning)
@@ -108,7 +110,7 @@ def _to_onnx(module: nn.Module, obs_dim: int) -> Any:
             dynamo=True,
             opset_version=OPSET,
             input_names=[INPUT_NAME],
-            output_names=[OUTPUT_NAME],
+            output_names=list(getattr(module, "output_names", (OUTPUT_NAME,))),
             dynamic_shapes=({0: torch.export.Dim("batch")},),
             verbose=False,
         )
@@ -137,7 +139,7 @@ def _reference(actor: nn.Module, module: nn.Module) -> Callable[[torch.Tensor], 
     """
     groups = getattr(actor, "obs_groups", None)
     if groups is not None and len(groups) != 1:
-        return module
+        return lambda obs: _actions(module(obs))
     device = next(actor.parameters(), torch.zeros(0)).device  # the actor may live on the GPU
 
     def call(obs: torch.Tensor) -> torch.Tensor:
@@ -149,6 +151,11 @@ def _reference(actor: nn.Module, module: nn.Module) -> Callable[[torch.Tensor], 
         return actor(obs).cpu()
 
     return call
+
+
+def _actions(outputs: torch.Tensor | tuple[torch.Tensor, ...]) -> torch.Tensor:
+    """The actions of a module that may return further outputs after them."""
+    return outputs[0] if isinstance(outputs, tuple) else outputs
 
 
 def _normaliser(actor: nn.Module) -> Callable[[np.ndarray], np.ndarray] | None:

@@ -18,6 +18,8 @@ from rsl_rl.models.mlp_model import MLPModel, _OnnxMLPModel
 from rsl_rl.modules import MLP
 from tensordict import TensorDict
 
+from sim2real_deploy.policy_file import ESTIMATE_OUTPUT_NAME, OUTPUT_NAME
+
 TARGET_GROUP = "velocity_target"
 """The observation group holding the regression target (``mdp.base_lin_vel``, noise-free); never an actor input."""
 ESTIMATOR_HIDDEN_DIMS = (128, 64)
@@ -66,12 +68,16 @@ class VelocityEstimatorModel(MLPModel):
 
 
 class _OnnxEstimatorModel(_OnnxMLPModel):
-    """The deterministic actor on raw observations: normalise, estimate, act."""
+    """The deterministic actor on raw observations: normalise, estimate, act. The estimate is a second output, so
+    that a robot or a benchmark can log what the policy believes (``benchmarks/velocity_estimate.py``)."""
+
+    output_names = (OUTPUT_NAME, ESTIMATE_OUTPUT_NAME)
 
     def __init__(self, model: VelocityEstimatorModel, verbose: bool) -> None:
         super().__init__(model, verbose)
         self.estimator = copy.deepcopy(model.estimator)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.obs_normalizer(x)
-        return self.deterministic_output(self.mlp(torch.cat([x, self.estimator(x)], dim=-1)))
+        estimate = self.estimator(x)
+        return self.deterministic_output(self.mlp(torch.cat([x, estimate], dim=-1))), estimate

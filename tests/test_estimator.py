@@ -12,6 +12,7 @@ from sim2real.config import ConfigError, load_task
 from sim2real.estimator import TARGET_GROUP, VelocityEstimatorModel
 from sim2real.ppo import ESTIMATOR_OPTIMIZER_KEY
 from sim2real.tasks.locomotion.velocity_env_cfg import VelocityTargetCfg
+from sim2real_deploy.policy_file import ESTIMATE_OUTPUT_NAME, INPUT_NAME, OUTPUT_NAME
 
 OBS_DIM = 6
 
@@ -63,13 +64,26 @@ def test_estimator_learns_its_target_and_the_actor_does_not_train_it():
     assert float(model.estimation_loss(_obs(256, weights))) < 0.05 * initial
 
 
-def test_onnx_module_acts_as_the_deterministic_actor():
+def test_onnx_module_acts_as_the_deterministic_actor_and_outputs_its_estimate():
+    import onnxruntime as ort
+
+    from sim2real.export.onnx_export import _to_onnx
+
     torch.manual_seed(1)
     obs = _obs(16, torch.randn(OBS_DIM, 3))
     model = _model(obs)
     model.update_normalization(obs)  # a non-trivial normaliser, as after training
     exported = model.as_onnx(verbose=False)
-    torch.testing.assert_close(exported(obs["policy"]), model(obs), rtol=0, atol=1e-6)
+    actions, estimate = exported(obs["policy"])
+    torch.testing.assert_close(actions, model(obs), rtol=0, atol=1e-6)
+    with torch.no_grad():
+        torch.testing.assert_close(estimate, model.estimator(model.estimator_inputs(obs)), rtol=0, atol=1e-6)
+
+    session = ort.InferenceSession(_to_onnx(exported, OBS_DIM).SerializeToString())
+    assert [out.name for out in session.get_outputs()] == [OUTPUT_NAME, ESTIMATE_OUTPUT_NAME]
+    onnx_actions, onnx_estimate = session.run(None, {INPUT_NAME: obs["policy"].numpy()})
+    torch.testing.assert_close(torch.from_numpy(onnx_actions), actions, rtol=0, atol=1e-5)
+    torch.testing.assert_close(torch.from_numpy(onnx_estimate), estimate, rtol=0, atol=1e-5)
 
 
 def _rsl_rl_minibatch_regression(ppo) -> float:

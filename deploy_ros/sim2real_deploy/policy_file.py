@@ -26,6 +26,8 @@ METADATA_KEY = "sim2real"
 VERSION_KEY = "sim2real_schema_version"
 INPUT_NAME = "obs"
 OUTPUT_NAME = "actions"
+# optional second output of a velocity-estimating actor: its base linear velocity estimate [m/s], base frame
+ESTIMATE_OUTPUT_NAME = "base_lin_vel_estimate"
 
 # Keys every file must carry, and the per-joint arrays whose length must equal the joint count.
 REQUIRED_KEYS = (
