@@ -12,7 +12,14 @@ import pytest
 import torch
 from tensordict import TensorDict
 
-from sim2real.export.metadata import build_metadata, collect_versions, git_revision, rewrite_metadata
+from sim2real.export.metadata import (
+    build_metadata,
+    collect_versions,
+    embed_metadata,
+    git_revision,
+    rewrite_metadata,
+    save_onnx,
+)
 from sim2real.export.onnx_export import ParityError, actor_from_runner, export_policy
 from sim2real.robots import ROBOTS
 from sim2real_deploy.policy_file import OnnxPolicy, PolicyFileError, PolicyMetadata, read_metadata
@@ -203,6 +210,20 @@ def test_reader_rejects_foreign_onnx(tmp_path):
     onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)]), str(path))
     with pytest.raises(PolicyFileError, match="no 'sim2real' metadata"):
         read_metadata(path)
+
+
+def test_reader_rejects_a_policy_whose_actions_do_not_fit_its_joints(tmp_path):
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Identity", ["obs"], ["actions"])],
+        "wrong_width",
+        [onnx.helper.make_tensor_value_info("obs", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
+        [onnx.helper.make_tensor_value_info("actions", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)])
+    embed_metadata(model, make_metadata())
+    save_onnx(model, tmp_path / "wrong_width.onnx")
+    with pytest.raises(PolicyFileError, match=f"output 'actions' of width {N} "):
+        read_metadata(tmp_path / "wrong_width.onnx")
 
 
 def test_reader_names_missing_key(exported, tmp_path):

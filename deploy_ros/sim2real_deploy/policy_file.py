@@ -430,4 +430,10 @@ def _open(path: str | Path, intra_op_threads: int = 1):
             f"{path}: expected input '{INPUT_NAME}' of width {metadata.obs_dim} (sum of observation terms), "
             f"model has {inputs}"
         )
+    outputs = {o.name: o.shape for o in session.get_outputs()}
+    if OUTPUT_NAME not in outputs or outputs[OUTPUT_NAME][-1] not in (metadata.num_actions, None):
+        raise PolicyFileError(
+            f"{path}: expected output '{OUTPUT_NAME}' of width {metadata.num_actions} (the commanded joints"
+            f"{' and the gripper' if metadata.gripper else ''}), model has {outputs}"
+        )
     return session, metadata
