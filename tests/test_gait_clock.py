@@ -22,7 +22,7 @@ NUM_ENVS, NUM_JOINTS, NUM_ACTIONS = 4, 23, 12  # the G1 policy drives its legs
 
 
 def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
-    """With ``env.gait_period`` (the G1's 0.8 s), policy and critic observe the clock; the exported term carries
+    """With ``env.gait_period`` (the G1's 0.7 s), policy and critic observe the clock; the exported term carries
     the period, and the robot side (counting control ticks since the policy took over) computes the same values per
     env, each env at its own point of the clock (its own episode time). With ``env.gait_still_when_standing`` (the
     G1's too) the clock reads (0, 0) on both sides while the command is zero."""
@@ -31,12 +31,13 @@ def test_gait_clock_phase_is_what_the_robot_side_computes_from_its_ticks():
     with task_env(G1_TASK, *overrides, num_envs=NUM_ENVS, configure=lambda run: captured.update(run=run)) as env:
         run = captured["run"]
         terms = policy_terms(run.env)
-        params = {"period": 0.8, "still_below": 0.1}
+        params = {"period": 0.7, "still_below": 0.1}
         assert terms[-1] == {"name": "gait_phase", "size": 2, "scale": 1.0, "clip": None, "params": params}
         build = ObservationBuilder(terms[-1:], np.zeros(NUM_JOINTS), control_dt=env.unwrapped.step_dt)
         state, walk = RobotState(np.zeros(NUM_JOINTS), np.zeros(NUM_JOINTS)), np.array([0.5, 0.0, 0.0])
-        assert build(state, walk, np.zeros(NUM_JOINTS), tick=10) == pytest.approx([1.0, 0.0], abs=1e-6)
-        assert build(state, np.zeros(3), np.zeros(NUM_JOINTS), tick=10).tolist() == [0.0, 0.0]
+        # tick 7 of 0.02 s: 0.14 s, a fifth of the 0.7 s period, (sin, cos) of 0.4 pi
+        assert build(state, walk, np.zeros(NUM_JOINTS), tick=7) == pytest.approx([0.95106, 0.30902], abs=1e-5)
+        assert build(state, np.zeros(3), np.zeros(NUM_JOINTS), tick=7).tolist() == [0.0, 0.0]
         env.reset()
         env.unwrapped.episode_length_buf[1] = 17  # as if env 1 had started earlier
         commands = env.unwrapped.command_manager.get_term("base_velocity").vel_command_b

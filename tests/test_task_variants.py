@@ -107,7 +107,7 @@ def test_held_arms_swing_on_the_gait_clock_as_the_robot_side_computes_it():
     with task_env(G1_TASK, swing, num_envs=2, configure=forward) as env:
         robot, run = env.unwrapped.scene["robot"], captured["run"]
         meta = PolicyMetadata(task_interface(G1_TASK, run.env, run.agent.clip_actions))
-        assert meta.raw["action"]["held_swing"]["period"] == run.env.gait_period == 0.8
+        assert meta.raw["action"]["held_swing"]["period"] == run.env.gait_period == 0.7
         names, default = robot.joint_names, robot.data.default_joint_pos.torch
         left, right = names.index("left_shoulder_pitch_joint"), names.index("right_shoulder_pitch_joint")
         elbow = names.index("left_elbow_joint")
@@ -116,7 +116,7 @@ def test_held_arms_swing_on_the_gait_clock_as_the_robot_side_computes_it():
         for _ in range(12):
             tick = env.unwrapped.episode_length_buf.clone()  # the tick the action is computed for
             env.step(actions)
-            expected = 0.3 * 0.6 * torch.sin(2 * torch.pi * tick * 0.02 / 0.8)
+            expected = 0.3 * 0.6 * torch.sin(2 * torch.pi * tick * 0.02 / 0.7)
             target = robot.actuators.target_command.position.torch
             assert torch.allclose(target[:, right] - default[:, right], expected, atol=1e-6)
             assert torch.allclose(target[:, left] - default[:, left], -expected, atol=1e-6)
