@@ -199,27 +199,26 @@ def test_unknown_observation_term_is_refused():
         make_metadata(observations=[*TERMS, {"name": "height_scan", "size": 10, "scale": 1.0, "clip": None}])
 
 
-def test_reader_rejects_foreign_onnx(tmp_path):
+def _identity_model() -> onnx.ModelProto:
+    """A graph with the schema's input and output names whose actions are its observations (``OBS_DIM`` wide)."""
     graph = onnx.helper.make_graph(
         [onnx.helper.make_node("Identity", ["obs"], ["actions"])],
-        "foreign",
+        "identity",
         [onnx.helper.make_tensor_value_info("obs", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
         [onnx.helper.make_tensor_value_info("actions", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
     )
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)])
+
+
+def test_reader_rejects_foreign_onnx(tmp_path):
     path = tmp_path / "foreign.onnx"
-    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)]), str(path))
+    onnx.save(_identity_model(), str(path))
     with pytest.raises(PolicyFileError, match="no 'sim2real' metadata"):
         read_metadata(path)
 
 
 def test_reader_rejects_a_policy_whose_actions_do_not_fit_its_joints(tmp_path):
-    graph = onnx.helper.make_graph(
-        [onnx.helper.make_node("Identity", ["obs"], ["actions"])],
-        "wrong_width",
-        [onnx.helper.make_tensor_value_info("obs", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
-        [onnx.helper.make_tensor_value_info("actions", onnx.TensorProto.FLOAT, ["batch", OBS_DIM])],
-    )
-    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)])
+    model = _identity_model()
     embed_metadata(model, make_metadata())
     save_onnx(model, tmp_path / "wrong_width.onnx")
     with pytest.raises(PolicyFileError, match=f"output 'actions' of width {N} "):
